@@ -3,6 +3,9 @@
 //! * `ci`: format check, clippy with warnings denied, every test. This is the README's test
 //!   command and what `.ci/run` executes on a clean clone.
 //!
+//! * `bench [group...]`: builds `memory-bench` in release mode and runs the named groups (all
+//!   by default), printing Markdown for BENCHMARKS.md.
+//!
 //! Tasks are plain Rust so they run the same on every machine with only cargo installed.
 #![forbid(unsafe_code)]
 
@@ -16,8 +19,9 @@ fn main() -> Result<()> {
     let root = project_root();
     match args.first().map(String::as_str) {
         Some("ci") => ci(&root),
-        Some(other) => bail!("unknown task {other:?}; available: ci"),
-        None => bail!("usage: cargo xtask <task>; available: ci"),
+        Some("bench") => bench(&root, &args[1..]),
+        Some(other) => bail!("unknown task {other:?}; available: ci, bench"),
+        None => bail!("usage: cargo xtask <task>; available: ci, bench"),
     }
 }
 
@@ -47,6 +51,20 @@ fn ci(root: &Path) -> Result<()> {
     run(root, "cargo", &["test", "--workspace", "--locked"])?;
     eprintln!("xtask ci: all checks passed");
     Ok(())
+}
+
+fn bench(root: &Path, groups: &[String]) -> Result<()> {
+    let mut args = vec![
+        "run",
+        "--release",
+        "--locked",
+        "--quiet",
+        "-p",
+        "memory-bench",
+        "--",
+    ];
+    args.extend(groups.iter().map(String::as_str));
+    run(root, "cargo", &args)
 }
 
 /// Runs a command in `dir`, echoing it first; a non-zero exit is an error.

@@ -1,0 +1,36 @@
+//! `memory-bench`: the benchmarks run by `cargo xtask bench [group...]`.
+//!
+//! Each group measures our implementation and the baseline it must beat *in the same run*, so
+//! that the reported ratio is meaningful on a shared, noisy machine. Output is Markdown, pasted
+//! into BENCHMARKS.md together with the command that produced it.
+#![forbid(unsafe_code)]
+
+// The first group to use every helper removes this allow.
+#[allow(dead_code)]
+mod timing;
+
+use anyhow::{Result, bail};
+
+/// A benchmark group: name and entry point.
+type Group = (&'static str, fn() -> Result<()>);
+
+/// Every group, in the order `cargo xtask bench` runs them with no arguments.
+const GROUPS: &[Group] = &[];
+
+fn main() -> Result<()> {
+    let wanted: Vec<String> = std::env::args().skip(1).collect();
+    for name in &wanted {
+        if !GROUPS.iter().any(|(g, _)| g == name) {
+            let names: Vec<&str> = GROUPS.iter().map(|(g, _)| *g).collect();
+            bail!("unknown benchmark group {name:?}; available: {names:?}");
+        }
+    }
+    for (name, run) in GROUPS {
+        if wanted.is_empty() || wanted.iter().any(|w| w == name) {
+            println!("## {name}\n");
+            run()?;
+            println!();
+        }
+    }
+    Ok(())
+}
