@@ -1,5 +1,89 @@
-//! Locks, durable writes and snapshots for a memory directory.
+//! Locks, durable writes and snapshots for a memory directory — the only crate that makes
+//! locking and durable-write system calls (PM-44..PM-55).
 //!
-//! Not built yet (issue 3). This crate will own the in-process logical lock, the
-//! cross-process `.lock` file, atomic file replacement and `.backups/` snapshots.
+//! A write to a memory directory goes through four layers, outermost first:
+//!
+//! 1. [`lock_logical`] → [`LogicalGuard`]: the in-process lock of the directory, a FIFO
+//!    queue with a timed wait (`lock.timeoutMs`). It carries the *logical* scope — one
+//!    primitive call, or a whole dream round — so that long scopes never hold a file lock.
+//!    Busy: `Memory operations for <dir>/MEMORY.md are already running in this process
+//!    (waited 5000ms)` (PM-48). [`try_lock_logical`] never waits (the extractor's skip).
+//! 2. [`acquire`] → [`FileLockGuard`]: the cross-process `<dir>/.lock` holding the JSON
+//!    [`Holder`] record, held only for the milliseconds of the physical write, with
+//!    pi-memory's exact error texts (PM-45..PM-47). The central type of the crate.
+//! 3. [`snapshot_files`] / [`snapshot_all`]: copies of the files about to change under
+//!    `.backups/<stamp>-<label>/`, with retention (PM-52..PM-55). A failed snapshot is an
+//!    error and the caller aborts its write.
+//! 4. [`atomic_write`] / [`remove_file`]: temp file in the same directory, `fsync`, `rename`,
+//!    directory `fsync`; transient errors retried by [`retry_transient`] (PM-50).
+//!
+//! # Key decisions
+//! - **Dead holders are reclaimed, safely.** pi-memory never reclaims a stale `.lock`
+//!   because a "check then remove" takeover cannot be made safe with paths alone. Here the
+//!   holder also keeps a kernel lock (`File::lock`, `flock`) on the `.lock` descriptor for
+//!   its whole hold, and a contender removes a record only while holding that same kernel
+//!   lock, after checking that the path still names that inode and the record's pid is
+//!   dead on this host. A crash therefore no longer blocks writes until a human runs
+//!   `/memory unlock`; a live holder, or any holder on another host, keeps the original hard
+//!   exclusion and texts. [`LockOptions::reclaim_dead`] (`lock.reclaimDead`, default on)
+//!   switches the reclaim off. The protocol and its proof are in [`file_lock`].
+//! - **Private by default.** Directories are created 0700, files 0600 (umask still
+//!   narrows further). [`atomic_write`] leaves its target 0600 whatever its old mode was.
+//! - **Errors unchanged.** [`retry_transient`] returns the last original error, never a
+//!   wrapper (PM-50); lock and snapshot errors carry the path they are about.
+//! - **The logical lock is FIFO**, like pi-memory's promise queue, so concurrent writers of
+//!   one process land in arrival order and a timed-out waiter does not stall the queue.
+//!
+//! # Example
+//! ```
+//! use std::time::Duration;
+//! use memory_lock::{LockOptions, acquire, atomic_write, lock_logical, snapshot_files};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let tmp = tempfile::tempdir()?;
+//! let dir = tmp.path();
+//! atomic_write(&dir.join("MEMORY.md"), b"# Memory Index\n")?;
+//!
+//! let _logical = lock_logical(dir, Duration::from_millis(5000))?;
+//! let file_lock = acquire(dir, "add", &LockOptions::default())?;
+//! assert!(file_lock.reclaimed().is_none());
+//! let now: jiff::Timestamp = "2026-10-01T00:00:01Z".parse()?;
+//! let snap = snapshot_files(dir, "write", &["MEMORY.md", "a.md"], 5, now)?;
+//! assert!(snap.ends_with(".backups/2026-10-01T00-00-01-000Z-write"));
+//! atomic_write(&dir.join("a.md"), b"---\nname: a\n---\nbody\n")?;
+//! atomic_write(&dir.join("MEMORY.md"), b"# Memory Index\n\n- [a](a.md) \xe2\x80\x94 a\n")?;
+//! drop(file_lock);
+//! assert!(!dir.join(".lock").exists());
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Limitations
+//! - Unix only (file modes, inode identity, `O_NOFOLLOW`). Windows would need its own
+//!   identity check and share modes.
+//! - Other hosts: hosts are told apart by hostname. A holder on another host is never
+//!   reclaimed (its liveness cannot be checked), so a crash there still needs
+//!   `/memory unlock`. On NFS and similar, `flock` may be emulated or client-local: keep
+//!   `lock.reclaimDead` off there and rely on `O_EXCL` creation as the original did.
+//! - Pid reuse: if the dead holder's pid now belongs to another process, the record looks
+//!   live and blocks until removed by hand (the original behaviour). A zombie counts as
+//!   alive.
+//! - A 0-byte `.lock` (crash between creation and writing the record) is never reclaimed
+//!   (PM-47).
+//! - A crash inside [`atomic_write`] leaves the target intact but may leave its hidden temp
+//!   file (`.<name>.<pid>.<n>.tmp`); nothing sweeps those yet.
+//! - The logical lock is keyed by the lexical absolute path: two spellings of one directory
+//!   through a symlink are two locks (the `.lock` file still excludes their writes).
+//! - The logical lock is not re-entrant; asking again on the same thread times out.
 #![forbid(unsafe_code)]
+#![cfg(unix)]
+
+pub mod durable;
+pub mod file_lock;
+pub mod logical;
+pub mod snapshot;
+
+pub use durable::*;
+pub use file_lock::*;
+pub use logical::*;
+pub use snapshot::*;

@@ -1,0 +1,239 @@
+//! Rollback points under `<dir>/.backups/` (PM-52..PM-55, vectors N1..N12).
+//!
+//! A snapshot is a flat directory `<stamp>-<label>` (`2026-10-01T00-00-01-000Z-write`: the
+//! ISO time with `:` and `.` turned into `-`, so name order is time order), holding copies of
+//! the files a write is about to touch, by basename. A name already taken gets `-2`, `-3`, …
+//! After each snapshot the newest `keep` directories by name are kept; `migrate-*`
+//! directories (whole-directory snapshots of a 1.x migration) are never pruned.
+//!
+//! Everything is created private (directories 0700, copies 0600) and `fsync`ed before the
+//! function returns, so a write that follows a successful snapshot can always be rolled
+//! back. Any failure is an error: the caller must then abort its write (PM-53, fail-closed).
+
+use std::ffi::{OsStr, OsString};
+use std::fs::{self, DirBuilder, File};
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+
+use crate::durable::{DIR_MODE, create_private, ensure_private_dir, retry_transient, sync_dir};
+use crate::file_lock::iso_millis;
+
+/// Directory of the snapshots inside a memory directory.
+pub const BACKUPS_DIR: &str = ".backups";
+/// Prefix of migration snapshots, which retention never removes (PM-54).
+pub const MIGRATE_PREFIX: &str = "migrate-";
+
+/// Why a snapshot could not be taken. The caller aborts its write (PM-53).
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    /// `.backups/` or the snapshot directory could not be created (e.g. `.backups` is a file).
+    #[error("Cannot create snapshot directory {}: {source}", path.display())]
+    CreateDir {
+        /// The directory that could not be created.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+    /// The memory directory could not be listed (whole-directory snapshot).
+    #[error("Cannot list {} for a snapshot: {source}", path.display())]
+    List {
+        /// The memory directory.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+    /// A file could not be copied (a missing file is skipped, not an error).
+    #[error("Cannot copy {} into snapshot {}: {source}", from.display(), to.display())]
+    Copy {
+        /// The file in the memory directory.
+        from: PathBuf,
+        /// Its copy in the snapshot.
+        to: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+    /// The snapshot could not be made durable.
+    #[error("Cannot sync snapshot {}: {source}", path.display())]
+    Sync {
+        /// The snapshot directory.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+    /// An old snapshot could not be removed by retention.
+    #[error("Cannot prune snapshots in {}: {source}", path.display())]
+    Prune {
+        /// `<dir>/.backups`.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// `2026-10-01T00-00-01-000Z` for `2026-10-01T00:00:01.000Z`.
+pub fn snapshot_stamp(now: Timestamp) -> String {
+    iso_millis(now).replace([':', '.'], "-")
+}
+
+/// Copies `files` (paths relative to `dir`; missing ones skipped) into a new snapshot
+/// `<dir>/.backups/<stamp>-<label>[-n]/`, then prunes to `keep`. Returns the snapshot path
+/// (already pruned again when `keep` is 0, N10).
+pub fn snapshot_files(
+    dir: &Path,
+    label: &str,
+    files: &[&str],
+    keep: usize,
+    now: Timestamp,
+) -> Result<PathBuf, SnapshotError> {
+    let files: Vec<&OsStr> = files.iter().map(OsStr::new).collect();
+    snapshot_names(dir, label, &files, keep, now)
+}
+
+/// One snapshot of every top-level regular file of `dir` whose name does not start with
+/// `.` (N12: entries, `MEMORY.md`, even `notes.txt`; never `.lock`, `.dream-meta.json`,
+/// `.backups/` or `sessions/`). Symlinks are not followed and not copied.
+pub fn snapshot_all(
+    dir: &Path,
+    label: &str,
+    keep: usize,
+    now: Timestamp,
+) -> Result<PathBuf, SnapshotError> {
+    let list_err = |source| SnapshotError::List {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut names: Vec<OsString> = Vec::new();
+    for entry in fs::read_dir(dir).map_err(list_err)? {
+        let entry = entry.map_err(list_err)?;
+        let name = entry.file_name();
+        if name.as_bytes().first() == Some(&b'.') {
+            continue;
+        }
+        if entry.file_type().map_err(list_err)?.is_file() {
+            names.push(name);
+        }
+    }
+    names.sort();
+    let names: Vec<&OsStr> = names.iter().map(OsString::as_os_str).collect();
+    snapshot_names(dir, label, &names, keep, now)
+}
+
+fn snapshot_names(
+    dir: &Path,
+    label: &str,
+    files: &[&OsStr],
+    keep: usize,
+    now: Timestamp,
+) -> Result<PathBuf, SnapshotError> {
+    let root = dir.join(BACKUPS_DIR);
+    ensure_private_dir(&root).map_err(|source| SnapshotError::CreateDir {
+        path: root.clone(),
+        source,
+    })?;
+    let snap = unique_dir(&root, &format!("{}-{label}", snapshot_stamp(now)))?;
+    if let Err(err) = copy_all(dir, &snap, files) {
+        // Best effort: do not leave a partial rollback point behind.
+        let _ = fs::remove_dir_all(&snap);
+        return Err(err);
+    }
+    let sync_err = |source| SnapshotError::Sync {
+        path: snap.clone(),
+        source,
+    };
+    retry_transient(|| sync_dir(&snap)).map_err(sync_err)?;
+    retry_transient(|| sync_dir(&root)).map_err(sync_err)?;
+    prune_snapshots(dir, keep).map_err(|source| SnapshotError::Prune { path: root, source })?;
+    Ok(snap)
+}
+
+fn unique_dir(root: &Path, base: &str) -> Result<PathBuf, SnapshotError> {
+    for n in 1u32.. {
+        let candidate = if n == 1 {
+            root.join(base)
+        } else {
+            root.join(format!("{base}-{n}"))
+        };
+        match retry_transient(|| DirBuilder::new().mode(DIR_MODE).create(&candidate)) {
+            Ok(()) => return Ok(candidate),
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(source) => {
+                return Err(SnapshotError::CreateDir {
+                    path: candidate,
+                    source,
+                });
+            }
+        }
+    }
+    Err(SnapshotError::CreateDir {
+        path: root.join(base),
+        source: io::Error::other("no free snapshot name"),
+    })
+}
+
+fn copy_all(dir: &Path, snap: &Path, files: &[&OsStr]) -> Result<(), SnapshotError> {
+    for file in files {
+        let from = dir.join(file);
+        // Flat, by basename; a path without one (`..`, empty) names no file to copy.
+        let Some(name) = Path::new(file).file_name() else {
+            continue;
+        };
+        let to = snap.join(name);
+        copy_private(&from, &to).map_err(|source| SnapshotError::Copy { from, to, source })?;
+    }
+    Ok(())
+}
+
+/// Copies `from` to a new 0600 file `to` and `fsync`s it; `Ok(false)` if `from` is missing.
+fn copy_private(from: &Path, to: &Path) -> io::Result<bool> {
+    let mut source = match retry_transient(|| File::open(from)) {
+        Ok(file) => file,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(err) => return Err(err),
+    };
+    let mut target = retry_transient(|| create_private(to))?;
+    io::copy(&mut source, &mut target)?;
+    target.sync_all()?;
+    Ok(true)
+}
+
+/// Keeps the newest `keep` snapshot directories of `<dir>/.backups` by name order and
+/// removes the rest (PM-54). `migrate-*` directories and non-directories are never touched;
+/// a hand-made directory is ordered by its name like any other (N11). A missing or
+/// unlistable `.backups` is not an error.
+pub fn prune_snapshots(dir: &Path, keep: usize) -> io::Result<()> {
+    let root = dir.join(BACKUPS_DIR);
+    let Ok(entries) = fs::read_dir(&root) else {
+        return Ok(());
+    };
+    let mut names: Vec<OsString> = Vec::new();
+    for entry in entries {
+        let Ok(entry) = entry else { continue };
+        let name = entry.file_name();
+        if name.as_bytes().starts_with(MIGRATE_PREFIX.as_bytes()) {
+            continue;
+        }
+        if fs::metadata(entry.path()).is_ok_and(|meta| meta.is_dir()) {
+            names.push(name);
+        }
+    }
+    names.sort();
+    let excess = names.len().saturating_sub(keep);
+    for name in &names[..excess] {
+        let path = root.join(name);
+        match retry_transient(|| fs::remove_dir_all(&path)) {
+            Ok(()) => {}
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(())
+}
