@@ -47,7 +47,19 @@
 //! unlinks the path only if it still names its own inode and that holds its own
 //! pid + hostname record; then it closes the descriptor, releasing the kernel lock.
 //!
+//! # Decisions
+//! - VECTORS §Z 9: the stored TypeScript lock used `link()` of a complete temp file; README
+//!   2.5 documents `open(…, "wx")` with a visible 0-byte state. We follow README 2.5 (and
+//!   PM-47): the record is written after creation, and an empty file means "being written".
+//! - M15 ("a dead-pid lock is never auto-reclaimed") holds only with `reclaim_dead` off; with
+//!   the default (on) the next write on this host removes it and reports it through
+//!   [`FileLockGuard::reclaimed`].
+//!
 //! # Limitations
+//! - Records written by pi-memory (TypeScript) carry no kernel lock. A *live* TypeScript
+//!   holder whose pid is invisible to us (another pid namespace with the same hostname)
+//!   would look dead and be reclaimed; set `lock.reclaimDead` off when mixing the two
+//!   implementations across containers that share a hostname.
 //! - Hosts are told apart by hostname only; two machines with the same hostname sharing a
 //!   directory look like one host. A holder on another host is never reclaimed, so a crash
 //!   there still needs `/memory unlock`.
@@ -405,6 +417,8 @@ pub fn remove_lock(dir: &Path) -> io::Result<bool> {
 const CREATE_LOCK_SPIN: Duration = Duration::from_millis(1);
 
 /// Creates `.lock` and makes it ours. `Ok(None)` when it already exists.
+// Decision (VECTORS §Z 9): `open(wx)` then write (README 2.5), not `link()` of a temp file;
+// the brief 0-byte state is what PM-47's "being written" describes.
 fn try_create(
     path: &Path,
     holder: &Holder,

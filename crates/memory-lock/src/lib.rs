@@ -65,6 +65,8 @@
 //!   reclaimed (its liveness cannot be checked), so a crash there still needs
 //!   `/memory unlock`. On NFS and similar, `flock` may be emulated or client-local: keep
 //!   `lock.reclaimDead` off there and rely on `O_EXCL` creation as the original did.
+//! - Records written by the TypeScript pi-memory carry no kernel lock, so a live one in
+//!   another pid namespace with the same hostname would be reclaimed; see [`file_lock`].
 //! - Pid reuse: if the dead holder's pid now belongs to another process, the record looks
 //!   live and blocks until removed by hand (the original behaviour). A zombie counts as
 //!   alive.
