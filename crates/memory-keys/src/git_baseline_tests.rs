@@ -521,3 +521,31 @@ fn invalid_gitfile_falls_back() {
     fs::write(dir.join(".git"), "not a gitfile\n").unwrap();
     assert_eq!(sb.fallback(&dir), local_id(&dir));
 }
+
+mod written_by_git {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        /// Whatever remote names and URLs `git config` writes (quotes, backslashes, tabs,
+        /// newlines, leading spaces, `#`, non-ASCII), the native reader reads them exactly as
+        /// git does, and the identity agrees.
+        #[test]
+        fn native_reads_what_git_writes(
+            remotes in prop::collection::vec(
+                ("[a-zA-Z0-9 \"\\\\#;.\u{e9}\u{1F600}-]{1,12}", "[ -~\t\n\u{e9}\u{4f8b}]{0,30}"),
+                1..4,
+            ),
+        ) {
+            let sb = Sandbox::new();
+            let repo = sb.repo("r");
+            for (name, url) in &remotes {
+                sb.git(&repo, &["config", "--add", &format!("remote.{name}.url"), url]);
+            }
+            let (_, source) = sb.check(&repo);
+            prop_assert_eq!(source, Source::Native);
+        }
+    }
+}

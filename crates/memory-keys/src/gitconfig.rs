@@ -272,6 +272,46 @@ pub(crate) fn parse_bool(value: Option<&str>) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn quote(text: &str) -> String {
+        let mut out = String::from("\"");
+        for c in text.chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '"' => out.push_str("\\\""),
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\u{8}' => out.push_str("\\b"),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    proptest! {
+        /// Any remote name (no newline) and any URL value (no NUL) written with git's quoting
+        /// reads back exactly.
+        #[test]
+        fn quoted_sections_and_values_round_trip(
+            name in "[^\n\u{0}]{0,20}",
+            value in "[^\u{0}]{0,40}",
+        ) {
+            let subsection: String = name
+                .chars()
+                .flat_map(|c| match c {
+                    '"' | '\\' => vec!['\\', c],
+                    c => vec![c],
+                })
+                .collect();
+            let text = format!("[remote \"{subsection}\"]\n\turl = {}\n", quote(&value));
+            let entries = parse(text.as_bytes()).unwrap();
+            prop_assert_eq!(entries.len(), 1);
+            prop_assert_eq!(entries[0].remote_url_name(), Some(name.as_str()));
+            prop_assert_eq!(entries[0].value.as_deref(), Some(value.as_str()));
+        }
+    }
 
     fn kv(data: &str) -> Vec<(String, Option<String>)> {
         parse(data.as_bytes())
