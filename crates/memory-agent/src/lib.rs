@@ -6,10 +6,11 @@
 //! - [`sessions`]: the reader for pi 1.6.0 session JSONL files and the memory tool's
 //!   `search` with `scope: "sessions"` (PM-41). Central types: [`sessions::SessionEntry`]
 //!   (one tolerant, borrowing parse of a line) and [`sessions::search_sessions`] /
-//!   [`sessions::SessionSearch`]. Key decision: stream files and run a raw-byte,
-//!   ASCII-case-insensitive prefilter, parsing only the lines it hits, with an exact Unicode
-//!   case-insensitive confirmation on decoded text; the prefilter only uses query characters
-//!   for which skipping a line is provably safe, so results equal a full parse.
+//!   [`sessions::SessionSearch`]. Key decision: stream files and run a raw-byte
+//!   prefilter built from every way the query can be spelled in pi's JSON (case variants,
+//!   JSON escapes), parsing only the lines it hits, with an exact Unicode case-insensitive
+//!   confirmation on decoded text; skipping a line is provably safe, so results equal a full
+//!   parse.
 //!
 //! Surfacing, extraction, dream and nudge (the `Model` trait) are not built yet.
 //!

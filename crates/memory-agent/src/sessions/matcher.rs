@@ -2,28 +2,33 @@
 //! case-insensitive confirmation on decoded text.
 //!
 //! **Semantics.** A text matches when its per-character lowercase (`char::to_lowercase`,
-//! no final-sigma context rule) contains the query's per-character lowercase.
+//! no final-sigma context rule) contains the query's per-character lowercase `q`.
 //!
-//! **Prefilter soundness.** The prefilter searches the raw JSON line for one *run* of the
-//! lowered query, matching ASCII letters case-insensitively and every other byte exactly.
-//! A run only contains characters `c` for which this is sound:
-//! - `c` is written verbatim by pi's `JSON.stringify` (so not `"`, `\` or a control
-//!   character, which are escaped);
-//! - `c` lowercases to itself, and the only characters whose lowercase contains `c` are `c`
-//!   and, for ASCII, its uppercase letter. This excludes `i` (`İ` lowercases to `i̇`), `k`
-//!   (the Kelvin sign `K`), `é` (from `É`), `ß` (from `ẞ`) and every other lowercase letter with
-//!   a non-ASCII uppercase; it keeps other ASCII, digits, punctuation and uncased scripts
-//!   (CJK, …).
+//! **Prefilter.** For each character `q[p]` we list its *raw spellings*: how every source
+//! character that folds to it appears in a line written by pi's `JSON.stringify`:
+//! - the source characters themselves, UTF-8 encoded (`é` → `é`, `É`; `k` → `k`, `K`, the
+//!   Kelvin sign `K`; `死` → `死`), ASCII letters being matched case-insensitively;
+//! - the JSON escape for `"`, `\` and control characters (`\"`, `\\`, `\n`, `\u0001`),
+//!   the only characters `JSON.stringify` escapes;
+//! - for the one multi-character fold (`İ` → `i` + U+0307), `İ` counts as a source of `i`
+//!   only where the query's next characters allow it, and U+0307 (second half of that fold)
+//!   has no raw spelling.
 //!
-//! If a decoded text matches, each character of the run comes from exactly one source
-//! character that is the run character itself or its ASCII uppercase, the source characters
-//! are adjacent, and JSON writes them unescaped: the raw line contains the run. Queries with
-//! no such run (`"ü"`, `"ik"`) parse every line instead.
+//! The prefilter searches for the concatenated spellings of the longest window of `q`
+//! whose spelling combinations number at most [`MAX_PATTERNS`]; a window never crosses a
+//! character without spellings. **Soundness:** if a decoded text matches, each window
+//! character comes from one source character (adjacent in the text, so adjacent in the raw
+//! line), written as one of its spellings, so the raw line contains one pattern. Only a
+//! query made solely of characters without spellings parses every line.
 
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use memchr::memmem;
+
+/// Upper bound on the number of literal patterns handed to the prefilter.
+pub(crate) const MAX_PATTERNS: usize = 64;
 
 /// Per-character lowercase (no context rules), the folding used on both sides of a match.
 pub(crate) fn fold(s: &str) -> String {
@@ -34,82 +39,169 @@ pub(crate) fn fold(s: &str) -> String {
     out
 }
 
-/// Characters that some *other* character lowercases into (ignoring ASCII `A`→`a` pairs).
-fn foreign_lowercase_images() -> &'static [char] {
-    static TABLE: OnceLock<Vec<char>> = OnceLock::new();
+/// Which characters fold into a given folded character.
+#[derive(Debug, Default)]
+struct Sources {
+    /// `x` with `to_lowercase(x) == [c]`.
+    single: Vec<char>,
+    /// `x` with `to_lowercase(x) == [c, rest…]`.
+    multi: Vec<(char, Vec<char>)>,
+    /// `c` appears after the first position of some multi-character fold.
+    non_first: bool,
+}
+
+/// Inverse of `char::to_lowercase` for every character with a non-trivial inverse (some
+/// other character folds into it, or it is part of a multi-character fold).
+fn inverse_fold() -> &'static HashMap<char, Sources> {
+    static TABLE: OnceLock<HashMap<char, Sources>> = OnceLock::new();
     TABLE.get_or_init(|| {
-        let mut v = Vec::new();
+        let mut t: HashMap<char, Sources> = HashMap::new();
         for x in (0..=0x10_FFFFu32).filter_map(char::from_u32) {
-            for c in x.to_lowercase() {
-                if c != x && !(x.is_ascii_uppercase() && c == x.to_ascii_lowercase()) {
-                    v.push(c);
+            let mut img = x.to_lowercase();
+            let (Some(first), rest) = (img.next(), img.collect::<Vec<char>>()) else {
+                continue;
+            };
+            if rest.is_empty() {
+                if first != x {
+                    t.entry(first).or_default().single.push(x);
                 }
+            } else {
+                for &c in &rest {
+                    t.entry(c).or_default().non_first = true;
+                }
+                t.entry(first).or_default().multi.push((x, rest));
             }
         }
-        v.sort_unstable();
-        v.dedup();
-        v
+        for (c, s) in &mut t {
+            if is_fixed_point(*c) {
+                s.single.push(*c);
+            }
+        }
+        t
     })
 }
 
-/// Whether `c` (a character of the lowered query) may be part of the raw-byte prefilter.
-pub(crate) fn prefilter_safe(c: char) -> bool {
-    if c == '"' || c == '\\' || (c as u32) < 0x20 {
-        return false;
-    }
-    let mut lower = c.to_lowercase();
-    if lower.next() != Some(c) || lower.next().is_some() {
-        return false;
-    }
-    foreign_lowercase_images().binary_search(&c).is_err()
+fn is_fixed_point(c: char) -> bool {
+    let mut l = c.to_lowercase();
+    l.next() == Some(c) && l.next().is_none()
 }
 
-/// The longest run of prefilter-safe characters of an already folded query.
-pub(crate) fn best_run(folded: &str) -> &str {
-    let mut best = (0, 0);
-    let mut start = None;
-    for (i, c) in folded.char_indices().chain([(folded.len(), '"')]) {
-        let safe = i < folded.len() && prefilter_safe(c);
-        match (safe, start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                if i - s > best.1 - best.0 {
-                    best = (s, i);
+/// How `JSON.stringify` writes `c`, when it escapes it.
+fn json_escape(c: char) -> Option<String> {
+    Some(match c {
+        '"' => "\\\"".to_owned(),
+        '\\' => "\\\\".to_owned(),
+        '\n' => "\\n".to_owned(),
+        '\r' => "\\r".to_owned(),
+        '\t' => "\\t".to_owned(),
+        '\u{8}' => "\\b".to_owned(),
+        '\u{c}' => "\\f".to_owned(),
+        c if (c as u32) < 0x20 => format!("\\u{:04x}", c as u32),
+        _ => return None,
+    })
+}
+
+/// Raw spellings of `q[p]` (ASCII-lowercased, sorted, deduplicated; ASCII letters are
+/// matched case-insensitively), or `None` when the character cannot be prefiltered.
+pub(crate) fn raw_spellings(q: &[char], p: usize) -> Option<Vec<String>> {
+    let c = q[p];
+    if let Some(e) = json_escape(c) {
+        return Some(vec![e]);
+    }
+    let mut v: Vec<String> = match inverse_fold().get(&c) {
+        None if is_fixed_point(c) => vec![c.to_string()],
+        None => return None,
+        Some(s) if s.non_first => return None,
+        Some(s) => {
+            let tail = &q[p + 1..];
+            let mut v: Vec<String> = s.single.iter().map(char::to_string).collect();
+            for (x, rest) in &s.multi {
+                // `x` can produce q[p] only if the query continues with the rest of its fold
+                // (or ends inside it).
+                if tail.iter().zip(rest).all(|(a, b)| a == b) {
+                    v.push(x.to_string());
                 }
-                start = None;
             }
-            _ => {}
+            v
+        }
+    };
+    if v.is_empty() {
+        return None;
+    }
+    for s in &mut v {
+        s.make_ascii_lowercase();
+    }
+    v.sort();
+    v.dedup();
+    Some(v)
+}
+
+/// The literal patterns of the best prefilter window of the folded query `q`: the window
+/// maximising the guaranteed byte length with at most [`MAX_PATTERNS`] combinations.
+/// Empty when no character has raw spellings.
+pub(crate) fn prefilter_patterns(q: &str) -> Vec<String> {
+    let chars: Vec<char> = q.chars().collect();
+    let spellings: Vec<Option<Vec<String>>> =
+        (0..chars.len()).map(|p| raw_spellings(&chars, p)).collect();
+    let min_len = |v: &Vec<String>| v.iter().map(String::len).min().unwrap_or(0);
+    let mut best: Option<(usize, usize, usize)> = None; // (score, from, to)
+    let mut from = 0;
+    let mut combos = 1usize;
+    let mut score = 0usize;
+    for to in 0..chars.len() {
+        let Some(v) = &spellings[to] else {
+            (from, combos, score) = (to + 1, 1, 0);
+            continue;
+        };
+        combos = combos.saturating_mul(v.len());
+        score += min_len(v);
+        while combos > MAX_PATTERNS && from <= to {
+            if let Some(w) = &spellings[from] {
+                combos /= w.len();
+                score -= min_len(w);
+            }
+            from += 1;
+        }
+        if from <= to && best.is_none_or(|(s, _, _)| score > s) {
+            best = Some((score, from, to + 1));
         }
     }
-    &folded[best.0..best.1]
+    let Some((_, from, to)) = best else {
+        return Vec::new();
+    };
+    let mut patterns = vec![String::new()];
+    for v in spellings[from..to].iter().flatten() {
+        patterns = patterns
+            .iter()
+            .flat_map(|p| v.iter().map(move |s| format!("{p}{s}")))
+            .collect();
+    }
+    patterns
 }
 
 /// Raw-byte search for a candidate line.
 #[derive(Debug, Clone)]
 pub(crate) enum Prefilter {
-    /// The run has no ASCII letter: exact substring search.
+    /// One pattern without ASCII letters: exact substring search.
     Exact(Box<memmem::Finder<'static>>),
-    /// ASCII-case-insensitive search (non-letters and non-ASCII bytes match exactly).
-    AsciiCi(AhoCorasick),
+    /// Several patterns, or ASCII letters (matched case-insensitively).
+    Patterns(AhoCorasick),
 }
 
 impl Prefilter {
-    fn new(run: &str) -> Option<Prefilter> {
-        if run.is_empty() {
-            return None;
+    fn new(patterns: &[String]) -> Option<Prefilter> {
+        match patterns {
+            [] => None,
+            [one] if !one.bytes().any(|b| b.is_ascii_alphabetic()) => Some(Prefilter::Exact(
+                Box::new(memmem::Finder::new(one.as_bytes()).into_owned()),
+            )),
+            _ => AhoCorasickBuilder::new()
+                .ascii_case_insensitive(true)
+                .match_kind(MatchKind::LeftmostFirst)
+                .build(patterns)
+                .ok()
+                .map(Prefilter::Patterns),
         }
-        if !run.bytes().any(|b| b.is_ascii_alphabetic()) {
-            return Some(Prefilter::Exact(Box::new(
-                memmem::Finder::new(run.as_bytes()).into_owned(),
-            )));
-        }
-        AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::LeftmostFirst)
-            .kind(Some(AhoCorasickKind::DFA))
-            .build([run])
-            .ok()
-            .map(Prefilter::AsciiCi)
     }
 
     /// Offset of the first candidate in `hay`.
@@ -117,7 +209,7 @@ impl Prefilter {
     pub(crate) fn find(&self, hay: &[u8]) -> Option<usize> {
         match self {
             Prefilter::Exact(f) => f.find(hay),
-            Prefilter::AsciiCi(ac) => ac.find(hay).map(|m| m.start()),
+            Prefilter::Patterns(ac) => ac.find(hay).map(|m| m.start()),
         }
     }
 }
@@ -142,7 +234,7 @@ impl Matcher {
     pub(crate) fn new(query: &str, use_prefilter: bool) -> Matcher {
         let folded = fold(query);
         let prefilter = if use_prefilter {
-            Prefilter::new(best_run(&folded))
+            Prefilter::new(&prefilter_patterns(&folded))
         } else {
             None
         };
@@ -238,23 +330,73 @@ mod tests {
         out
     }
 
-    #[test]
-    fn unsafe_characters_are_the_expected_ones() {
-        for c in ['i', 'k', 'é', 'ß', 'σ', '"', '\\', '\n', '\t'] {
-            assert!(!prefilter_safe(c), "{c:?} must not be prefiltered");
-        }
-        for c in ['a', 'd', 'z', '0', ' ', '-', '死', '锁', '✓', '/', '\u{7f}'] {
-            assert!(prefilter_safe(c), "{c:?} should be prefiltered");
-        }
+    fn spell(q: &str, p: usize) -> Option<Vec<String>> {
+        let chars: Vec<char> = q.chars().collect();
+        raw_spellings(&chars, p)
     }
 
     #[test]
-    fn best_run_picks_longest_safe_stretch() {
-        assert_eq!(best_run("deadlock"), "deadloc");
-        assert_eq!(best_run("say \"hello world\""), "hello world");
-        assert_eq!(best_run("修复死锁"), "修复死锁");
-        assert_eq!(best_run("ik"), "");
-        assert_eq!(best_run("über"), "ber");
+    fn raw_spellings_cover_every_source_character() {
+        let v = |a: &[&str]| Some(a.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(spell("a", 0), v(&["a"]));
+        assert_eq!(spell("k", 0), v(&["k", "\u{212A}"]));
+        assert_eq!(
+            spell("é", 0),
+            v(&["é", "É"]).map(|mut x| {
+                x.sort();
+                x
+            })
+        );
+        assert_eq!(spell("死", 0), v(&["死"]));
+        assert_eq!(spell("\"", 0), v(&["\\\""]));
+        assert_eq!(spell("\\", 0), v(&["\\\\"]));
+        assert_eq!(spell("\n", 0), v(&["\\n"]));
+        assert_eq!(spell("\u{1}", 0), v(&["\\u0001"]));
+        assert_eq!(spell("\u{1f}", 0), v(&["\\u001f"]));
+        // `İ` folds to "i\u{307}": a source of `i` only when the query allows the dot.
+        assert_eq!(spell("is", 0), v(&["i"]));
+        assert_eq!(spell("i", 0), v(&["i", "İ"]));
+        assert_eq!(spell("i\u{307}", 0), v(&["i", "İ"]));
+        assert_eq!(spell("i\u{307}", 1), None);
+        // Final sigma has no uppercase of its own; sigma has two.
+        assert_eq!(spell("ς", 0), v(&["ς"]));
+        assert_eq!(spell("σ", 0).map(|x| x.len()), Some(2));
+    }
+
+    #[test]
+    fn json_escapes_match_serde_json_which_matches_json_stringify() {
+        for c in (0u32..0x20).filter_map(char::from_u32).chain(['"', '\\']) {
+            let written = serde_json::to_string(&c.to_string()).unwrap();
+            assert_eq!(
+                json_escape(c).as_deref(),
+                Some(&written[1..written.len() - 1]),
+                "{c:?}"
+            );
+        }
+        assert_eq!(json_escape('/'), None);
+        assert_eq!(json_escape('\u{7f}'), None);
+        assert_eq!(json_escape('\u{2028}'), None);
+    }
+
+    #[test]
+    fn prefilter_window_choice() {
+        assert_eq!(
+            prefilter_patterns("deadlock"),
+            ["deadlock", "deadloc\u{212A}"]
+        );
+        assert_eq!(
+            prefilter_patterns("lock file"),
+            ["lock file", "loc\u{212A} file"]
+        );
+        assert_eq!(prefilter_patterns("say \"hi\""), ["say \\\"hi\\\""]);
+        assert_eq!(prefilter_patterns("修复死锁"), ["修复死锁"]);
+        assert_eq!(prefilter_patterns("ük").len(), 4);
+        // Six Cyrillic letters with two cases each: exactly 64 combinations.
+        assert_eq!(prefilter_patterns("ошибка").len(), 64);
+        // Seven: the window drops one letter.
+        assert_eq!(prefilter_patterns("ошибкаx").len(), 64);
+        assert!(prefilter_patterns("\u{307}").is_empty());
+        assert_eq!(prefilter_patterns("ab\u{307}cde"), ["cde"]);
     }
 
     #[test]
@@ -263,6 +405,9 @@ mod tests {
         let pf = m.prefilter().unwrap();
         assert_eq!(pf.find(br#"{"text":"a DEADLOCK"}"#), Some(11));
         assert_eq!(pf.find(br#"{"text":"dead lock"}"#), None);
+        let m = Matcher::new("5 K", true);
+        let pf = m.prefilter().unwrap();
+        assert_eq!(pf.find("{\"text\":\"5 \u{212A}\"}".as_bytes()), Some(9));
     }
 
     #[test]

@@ -42,9 +42,11 @@
 //! # How it stays fast
 //! Files are streamed in 1 MiB reads, never mapped. A listing reads only each file's header
 //! and its tail (the last activity is near the end). The search then runs a raw-byte
-//! prefilter over each buffer (one run of the lowered query, ASCII-case-insensitive,
-//! `aho-corasick`/`memchr`), parses only the lines it hits with `serde_json` (borrowing
-//! strings), and confirms on decoded text. Files are searched by up to 4 threads, results
+//! prefilter over each buffer (every way a window of the folded query can be spelled in
+//! pi's JSON, at most 64 literals, ASCII-case-insensitive, `aho-corasick`/`memchr`), parses
+//! only the lines it hits with `serde_json` (borrowing strings), and confirms on decoded
+//! text. The prefilter is sound by construction (see `matcher`), so results equal a full
+//! parse; a property test checks that. Files are searched by up to 4 threads, results
 //! kept in newest-first order regardless of timing.
 //!
 //! # Limitations
@@ -53,9 +55,11 @@
 //!   listing skip the body of every file. A hand-edited file with out-of-order timestamps
 //!   may sort differently than in pi.
 //! - The prefilter assumes JSON as pi writes it (`JSON.stringify`): only `"`, `\` and control
-//!   characters escaped. Text written with `\uXXXX` escapes for other characters by some
-//!   other tool can be missed when the query contains those characters. Queries with no
-//!   prefilter-safe run (see `matcher`) parse every line and are several times slower.
+//!   characters escaped, with pi's escape spellings. A file written by another tool that
+//!   escapes other characters (`\u00e9` for `é`) can have matches missed when the query
+//!   contains those characters.
+//! - A query made only of characters without a raw spelling (U+0307 COMBINING DOT ABOVE, the
+//!   second half of `İ`'s fold) parses every line: correct, about 20× slower.
 //! - Queries that are also JSON keys or values of every line (`message`, `role`, `text`)
 //!   make every line a candidate; results stay correct, speed drops to full parsing.
 //! - A line with a lone UTF-16 surrogate escape (`\ud800`) does not parse and is skipped.

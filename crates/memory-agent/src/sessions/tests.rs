@@ -742,6 +742,7 @@ fn render_snapshot() {
 const ALPHABET: &[&str] = &[
     "a", "A", "b", "D", "e", "k", "K", "\u{212A}", "i", "I", "\u{130}", "ß", "ẞ", "é", "É", "死",
     "锁", " ", "\n", "\r", "\"", "\\", "\t", "\u{1}", "Σ", "σ", "ς", "x", "/", "\u{2028}",
+    "\u{307}", "ǅ", "ǆ", "Ǆ", "О", "о", "\u{7f}", "\u{1f}", "\u{8}", "s",
 ];
 
 fn text_strategy() -> impl Strategy<Value = String> {
@@ -824,7 +825,7 @@ fn matched_entries(r: &SessionSearch) -> BTreeSet<(String, String)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(ProptestConfig::with_cases(256))]
 
     /// The prefilter never changes a result: prefiltered search == full parse == oracle.
     #[test]
@@ -869,6 +870,34 @@ proptest! {
         let slow = search_with(tmp.path(), None, &query, &o, false).unwrap();
         prop_assert_eq!(&fast, &slow);
         prop_assert_eq!(matched_entries(&fast), oracle(tmp.path(), &query));
+    }
+
+    /// Core soundness: whenever a text matches, its JSON spelling contains a prefilter hit.
+    #[test]
+    fn prefilter_never_misses_a_match(
+        text in text_strategy(),
+        from in 0usize..24,
+        len in 1usize..8,
+        flips in prop::collection::vec(any::<bool>(), 1..8),
+        random_query in text_strategy(),
+        use_random in any::<bool>(),
+    ) {
+        let chars: Vec<char> = text.chars().collect();
+        let query = if use_random || chars.is_empty() {
+            random_query
+        } else {
+            let a = from.min(chars.len() - 1);
+            let b = (a + len).min(chars.len());
+            random_case(&chars[a..b].iter().collect::<String>(), &flips)
+        };
+        prop_assume!(!query.is_empty());
+        let m = matcher::Matcher::new(&query, true);
+        let raw = serde_json::to_string(&json!({"type":"message","message":{"content":text}})).unwrap();
+        if matcher::fold(&text).contains(&matcher::fold(&query))
+            && let Some(pf) = m.prefilter()
+        {
+            prop_assert!(pf.find(raw.as_bytes()).is_some(), "query {:?} text {:?}", query, text);
+        }
     }
 
     /// Segments always contain the (folded) query and respect the character limit.
