@@ -69,6 +69,7 @@ mod gitcmd;
 mod gitconfig;
 mod identity;
 mod js;
+pub mod layout;
 mod lexical;
 mod name;
 mod native;
