@@ -9,13 +9,15 @@
 #[allow(dead_code)]
 mod timing;
 
+mod sessions;
+
 use anyhow::{Result, bail};
 
 /// A benchmark group: name and entry point.
 type Group = (&'static str, fn() -> Result<()>);
 
 /// Every group, in the order `cargo xtask bench` runs them with no arguments.
-const GROUPS: &[Group] = &[];
+const GROUPS: &[Group] = &[("sessions", sessions::run)];
 
 fn main() -> Result<()> {
     let wanted: Vec<String> = std::env::args().skip(1).collect();

@@ -195,8 +195,14 @@ impl Prefilter {
             [one] if !one.bytes().any(|b| b.is_ascii_alphabetic()) => Some(Prefilter::Exact(
                 Box::new(memmem::Finder::new(one.as_bytes()).into_owned()),
             )),
+            // Case-insensitive matching disables aho-corasick's SIMD (Teddy) prefilter, so
+            // turn it on only when some pattern has an ASCII letter.
             _ => AhoCorasickBuilder::new()
-                .ascii_case_insensitive(true)
+                .ascii_case_insensitive(
+                    patterns
+                        .iter()
+                        .any(|p| p.bytes().any(|b| b.is_ascii_alphabetic())),
+                )
                 .match_kind(MatchKind::LeftmostFirst)
                 .build(patterns)
                 .ok()
