@@ -1,5 +1,75 @@
-//! The memory `Store`.
+//! The memory `Store` a Rust agent embeds.
 //!
-//! Not built yet (issue 3). This crate will combine project identity, formats and locks into
-//! the store an agent embeds: add, replace, remove, list, search, rename, rebuild_index.
+//! One [`Store`] owns one project memory directory (`~/.pi/memory/<git|local>/<name>/`): it
+//! combines project identity (`memory-keys`), the pure formats (`memory-index`) and locking,
+//! durable writes and snapshots (`memory-lock`) into the operations of pi-memory 2.5's
+//! `memory` tool — `add`, `replace`, `remove`, `list`, `search`, plus the maintenance-only
+//! `rename` and `rebuild_index` — with the same validation rules, result texts and bytes on
+//! disk (FEATURES PM-31..PM-43), so a directory written here reads identically in pi-memory
+//! and back.
+//!
+//! # Key decisions
+//! * **Validate first, lock second, snapshot third, write last.** Bad input is rejected before
+//!   any lock or file is touched, so a rejected call leaves every byte unchanged.
+//! * **Atomic replacement everywhere** (temp file, fsync, rename, directory fsync) instead of
+//!   the original's in-place rewrites: a crash leaves each file old or new, never torn.
+//! * **Self-healing locks.** A `.lock` whose holder is provably dead on this host is reclaimed
+//!   (with a notice) and the index is surgically repaired, so a crashed writer never needs a
+//!   human. Live or other-host holders keep pi-memory's hard exclusion and texts.
+//! * **Versions.** Every entry carries a content version (sha256 prefix of its bytes);
+//!   `replace`/`remove`/`rename` accept an expected version and fail with
+//!   `Memory conflict: stale version` when the entry changed meanwhile — so a long dream never
+//!   overwrites a concurrent write.
+//! * **Secrets are refused** on write without ever echoing the value ([`secrets`]).
+//! * **No model, ever**: this crate is storage. Orchestration lives in `memory-agent`.
+//!
+//! # Example
+//! ```
+//! use memory_core::{AddRequest, Store, StoreOptions};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let store = Store::new(dir.path().join("proj"), StoreOptions::default());
+//! let saved = store.add(AddRequest {
+//!     name: "SSH port on staging".into(),
+//!     body: "staging SSH listens on 2222, not 22.".into(),
+//!     ..AddRequest::default()
+//! })?;
+//! assert_eq!(saved.saved_text(), "Saved \"SSH port on staging\" (SSH-port-on-staging.md).");
+//! let index = std::fs::read_to_string(dir.path().join("proj/MEMORY.md"))?;
+//! assert_eq!(index, "- [SSH port on staging](SSH-port-on-staging.md) — staging SSH listens on 2222, not 22.\n");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Limitations
+//! * Cross-process exclusion relies on `O_EXCL` creation of `.lock`; on file systems where
+//!   that is not atomic across machines (some sync-client folders) only same-host writers are
+//!   excluded, as in the original.
+//! * The mtime cache trusts (inode, size, mtime, ctime); an external editor that rewrites a
+//!   file in place within one timestamp tick without changing its size is seen at the next
+//!   change.
+//! * Unix only for now (file modes, `O_NOFOLLOW`); Windows naming rules exist as pure
+//!   functions in `memory-keys`/`memory-index`.
 #![forbid(unsafe_code)]
+
+pub mod clock;
+pub mod config;
+mod error;
+mod open;
+pub mod secrets;
+mod status;
+mod store;
+pub mod tool;
+
+pub use clock::Clock;
+pub use config::{Config, ConfigProblem, LoadedConfig, Selector, Task, load_config};
+pub use error::StoreError;
+pub use open::{OpenError, Project, default_agent_dir, home_dir, open_project};
+pub use status::{ModuleState, Modules, misconfigured_block, status_block};
+pub use store::{
+    AddRequest, DREAM_META_FILE, DreamMeta, INDEX_FILE, IndexSection, MAX_BODY_BYTES,
+    RebuildOutcome, RemoveOutcome, ReplaceRequest, Round, Store, StoreOptions, StoredEntry,
+    WriteOutcome, version_of,
+};
+
+pub use memory_index::{EntryMeta, EntryType};
+pub use memory_lock::{Holder, LockState};

@@ -170,7 +170,7 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// A fresh temp-file path next to `target`: `.<name>.<pid>.<n>.tmp`. Dot-prefixed so that
 /// listings of entries and whole-directory snapshots skip it.
-fn temp_path_for(target: &Path) -> PathBuf {
+pub(crate) fn temp_path_for(target: &Path) -> PathBuf {
     let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
     let name = target
         .file_name()
@@ -224,5 +224,158 @@ pub fn remove_file(path: &Path) -> io::Result<bool> {
         }
         Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(false),
         Err(err) => Err(err),
+    }
+}
+
+/// Temp files younger than this are never cleaned: a writer on another host sharing the
+/// directory may still be using one whose pid happens to be dead here.
+const STALE_TEMP_AGE: Duration = Duration::from_secs(60);
+
+/// Whether `name` is one of our temp files (`.<name>.<pid>.<n>.tmp`); returns the pid.
+pub fn temp_file_pid(name: &str) -> Option<u32> {
+    let inner = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let mut parts = inner.rsplitn(3, '.');
+    let n = parts.next()?;
+    let pid = parts.next()?;
+    parts.next().filter(|stem| !stem.is_empty())?;
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+/// Removes temp files left in `dir` by crashed writers of this host (pid dead, older than a
+/// minute). Returns how many were removed. Never follows symlinks; errors on single files
+/// are ignored (the file is simply left for the next attempt).
+pub fn clean_stale_temps(dir: &Path) -> io::Result<usize> {
+    let mut removed = 0;
+    for dirent in fs::read_dir(dir)? {
+        let Ok(dirent) = dirent else { continue };
+        let name = dirent.file_name();
+        let Some(pid) = name.to_str().and_then(temp_file_pid) else {
+            continue;
+        };
+        let Ok(meta) = dirent.metadata() else {
+            continue;
+        };
+        let old = meta
+            .modified()
+            .ok()
+            .and_then(|m| m.elapsed().ok())
+            .is_some_and(|age| age >= STALE_TEMP_AGE);
+        if meta.file_type().is_file()
+            && old
+            && !crate::file_lock::pid_alive(pid)
+            && fs::remove_file(dirent.path()).is_ok()
+        {
+            removed += 1;
+        }
+    }
+    Ok(removed)
+}
+
+#[cfg(test)]
+mod temp_tests {
+    use super::*;
+
+    #[test]
+    fn temp_names_parse_back_to_their_pid() {
+        let path = temp_path_for(Path::new("/x/MEMORY.md"));
+        let name = path.file_name().unwrap().to_str().unwrap();
+        assert_eq!(temp_file_pid(name), Some(std::process::id()));
+        assert_eq!(temp_file_pid(".lock.123.4.tmp"), Some(123));
+        for not_temp in [
+            "a.md",
+            ".lock",
+            ".x.tmp",
+            ".x.12.tmp",
+            "..1.2.tmp",
+            ".x.1.a.tmp",
+            "x.1.2.tmp",
+        ] {
+            assert_eq!(temp_file_pid(not_temp), None, "{not_temp}");
+        }
+    }
+
+    #[test]
+    fn only_old_temps_of_dead_pids_are_cleaned() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let old = std::time::SystemTime::now() - Duration::from_secs(120);
+        let mk = |name: &str, mtime: std::time::SystemTime| {
+            let p = dir.path().join(name);
+            fs::write(&p, "x").unwrap();
+            File::options()
+                .write(true)
+                .open(&p)
+                .unwrap()
+                .set_modified(mtime)
+                .unwrap();
+        };
+        mk(&format!(".MEMORY.md.{dead}.0.tmp"), old);
+        mk(&format!(".a.md.{dead}.1.tmp"), std::time::SystemTime::now());
+        mk(&format!(".b.md.{}.2.tmp", std::process::id()), old);
+        mk("c.md", old);
+        assert_eq!(clean_stale_temps(dir.path()).unwrap(), 1);
+        let mut left: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(left.len(), 3);
+        assert!(!left.iter().any(|n| n.starts_with(".MEMORY.md")));
+    }
+}
+
+/// Moves `from` to `to` in one atomic step, refusing to replace an existing `to`
+/// (`renameat2(RENAME_NOREPLACE)`; where the file system lacks it, a plain `rename` after an
+/// existence check), then `fsync`s the directory. A crash leaves the file under exactly one
+/// of the two names, never both and never neither.
+pub fn move_file(from: &Path, to: &Path) -> io::Result<()> {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    let result = retry_transient(|| {
+        renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE).map_err(io::Error::from)
+    });
+    match result {
+        Ok(()) => {}
+        Err(err)
+            if matches!(
+                Errno::from_io_error(&err),
+                Some(Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP)
+            ) =>
+        {
+            if fs::symlink_metadata(to).is_ok() {
+                return Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    format!("{} already exists", to.display()),
+                ));
+            }
+            retry_transient(|| fs::rename(from, to))?;
+        }
+        Err(err) => return Err(err),
+    }
+    retry_transient(|| sync_dir(parent_dir(to)))
+}
+
+#[cfg(test)]
+mod move_tests {
+    use super::*;
+
+    #[test]
+    fn move_file_never_replaces() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.md");
+        let b = dir.path().join("b.md");
+        fs::write(&a, "a").unwrap();
+        fs::write(&b, "b").unwrap();
+        let err = move_file(&a, &b).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        assert_eq!(fs::read_to_string(&b).unwrap(), "b");
+        fs::remove_file(&b).unwrap();
+        move_file(&a, &b).unwrap();
+        assert!(!a.exists());
+        assert_eq!(fs::read_to_string(&b).unwrap(), "a");
     }
 }

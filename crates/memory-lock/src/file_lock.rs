@@ -7,11 +7,13 @@
 //! other and show each other's holders.
 //!
 //! # Protocol
-//! **Acquire.** The contender creates `.lock` with `O_CREAT|O_EXCL` (mode 0600; `O_EXCL`
-//! never follows a symlink), takes an exclusive kernel lock on that descriptor
-//! ([`File::try_lock`], `flock(2)` on Linux) *while the file is still empty*, then writes the
-//! JSON record and `fsync`s it. Until the record is complete the file is 0 bytes, which
-//! every reader treats as "being written" (PM-47) and never reclaims.
+//! **Acquire.** The contender writes its JSON record into a private temp file (mode 0600,
+//! dot-prefixed), takes an exclusive kernel lock on that descriptor ([`File::try_lock`],
+//! `flock(2)` on Linux), `fsync`s it, and hard-links it to `.lock` (`link(2)` is exclusive:
+//! `EEXIST` means taken and never follows a symlink). So `.lock` never exists without a
+//! complete record and its holder's kernel lock. File systems without hard links fall back
+//! to the original `O_CREAT|O_EXCL`-then-write, whose brief 0-byte state every reader
+//! treats as "being written" (PM-47) and never reclaims.
 //!
 //! **Contention.** If creation fails with `EEXIST` the record is read (without following a
 //! symlink, without blocking on a FIFO):
@@ -38,8 +40,6 @@
 //!   the second, once it gets the lock, finds the path absent or naming a different inode
 //!   and goes back to the start. A path is only ever unlinked by a process holding the
 //!   kernel lock of the inode it names, so nobody can unlink a newer record by mistake.
-//! - A reclaimer that locks a freshly created (still empty) file sees no dead record and
-//!   lets go at once; the creator retries its `try_lock` for that instant.
 //! - If the file cannot be opened for writing or the file system refuses the kernel lock,
 //!   nothing is reclaimed and the original [`FileLockError::Abandoned`] is returned.
 //!
@@ -69,8 +69,9 @@
 //! - A dead holder's pid may be reused by an unrelated process before anybody looks; the
 //!   record then looks live and blocks until a human runs `/memory unlock` (the original
 //!   behaviour). A zombie (exited, not yet reaped) counts as alive.
-//! - A crash between creating the file and writing the record leaves a 0-byte `.lock`,
-//!   which is never reclaimed (PM-47): it blocks writes until removed by hand.
+//! - Only on file systems without hard links: a crash between creating the file and writing
+//!   the record leaves a 0-byte `.lock`, which is never reclaimed (PM-47). A 0-byte lock
+//!   written by another implementation is treated the same way.
 //! - Creation and removal of `.lock` are not followed by a directory `fsync`: after a power
 //!   cut a stale record may reappear and is handled like any dead holder.
 
@@ -413,17 +414,79 @@ pub fn remove_lock(dir: &Path) -> io::Result<bool> {
     crate::durable::remove_file(&dir.join(LOCK_FILE))
 }
 
-/// Pause while another process briefly holds the kernel lock of our fresh, empty file.
-const CREATE_LOCK_SPIN: Duration = Duration::from_millis(1);
-
 /// Creates `.lock` and makes it ours. `Ok(None)` when it already exists.
-// Decision (VECTORS §Z 9): `open(wx)` then write (README 2.5), not `link()` of a temp file;
-// the brief 0-byte state is what PM-47's "being written" describes.
-fn try_create(
-    path: &Path,
-    holder: &Holder,
-    deadline: Option<Instant>,
-) -> io::Result<Option<FileLockGuard>> {
+///
+/// The record is complete before `.lock` exists: it is written to a private temp file that
+/// we kernel-lock first, and that inode is then hard-linked to `.lock` (`link(2)` fails with
+/// `EEXIST` when the lock is taken, so creation stays exclusive). A crash therefore never
+/// leaves a 0-byte `.lock` behind (only a dot-prefixed temp file, see
+/// [`clean_stale_temps`](crate::clean_stale_temps)), and a reclaimer can never observe our
+/// record without our kernel lock.
+// Decision (VECTORS §Z 9): the stored 2.x source used `link()` and README 2.5 documents
+// `open(wx)` then write. We use `link()` because the `open(wx)` window (file created, record
+// not yet written) is hit by the crash-torture test: a writer killed there leaves a 0-byte
+// lock that PM-47 says must block every writer until a human removes it. 0-byte locks left
+// by other implementations still follow PM-47. File systems without hard links fall back
+// to `open(wx)` then write.
+fn try_create(path: &Path, holder: &Holder) -> io::Result<Option<FileLockGuard>> {
+    let temp = crate::durable::temp_path_for(path);
+    let mut file = retry_transient(|| {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .mode(FILE_MODE)
+            .open(&temp)
+    })?;
+    let prepared = (|| {
+        // Nobody else knows this file yet, so the kernel lock is immediate.
+        file.try_lock().map_err(|e| match e {
+            TryLockError::WouldBlock => io::Error::new(
+                io::ErrorKind::WouldBlock,
+                "the kernel lock of a fresh private file is taken",
+            ),
+            TryLockError::Error(err) => err,
+        })?;
+        file.write_all(holder.to_json().as_bytes())?;
+        file.sync_all()?;
+        file.metadata()
+    })();
+    let meta = match prepared {
+        Ok(meta) => meta,
+        Err(err) => {
+            let _ = fs::remove_file(&temp);
+            return Err(err);
+        }
+    };
+    let linked = retry_transient(|| fs::hard_link(&temp, path));
+    let _ = fs::remove_file(&temp);
+    match linked {
+        Ok(()) => {}
+        Err(err) if err.kind() == io::ErrorKind::AlreadyExists => return Ok(None),
+        Err(err) if links_unsupported(&err) => return try_create_in_place(path, holder),
+        Err(err) => return Err(err),
+    }
+    Ok(Some(FileLockGuard {
+        file: Some(file),
+        path: path.to_path_buf(),
+        holder: holder.clone(),
+        dev: meta.dev(),
+        ino: meta.ino(),
+        reclaimed: None,
+    }))
+}
+
+/// Whether `link(2)` failed because the file system has no hard links.
+fn links_unsupported(err: &io::Error) -> bool {
+    matches!(
+        rustix::io::Errno::from_io_error(err),
+        Some(rustix::io::Errno::PERM | rustix::io::Errno::OPNOTSUPP | rustix::io::Errno::MLINK)
+    )
+}
+
+/// `open(wx)`, kernel lock, write: the original's protocol, for file systems without hard
+/// links. A crash between create and write leaves a 0-byte `.lock` (PM-47).
+fn try_create_in_place(path: &Path, holder: &Holder) -> io::Result<Option<FileLockGuard>> {
     let file = retry_transient(|| {
         OpenOptions::new()
             .read(true)
@@ -439,43 +502,34 @@ fn try_create(
     };
     let meta = file.metadata()?;
     let (dev, ino) = (meta.dev(), meta.ino());
-    let remove_ours = |path: &Path| {
+    let written = (|| {
+        // A reclaimer may hold our empty file's kernel lock for an instant.
+        let spin_until = Instant::now() + Duration::from_secs(1);
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(TryLockError::WouldBlock) if Instant::now() < spin_until => {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                Err(TryLockError::WouldBlock) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::WouldBlock,
+                        "another process kept the kernel lock of the new lock file",
+                    ));
+                }
+                Err(TryLockError::Error(err)) => return Err(err),
+            }
+        }
+        file.write_all(holder.to_json().as_bytes())?;
+        file.sync_all()
+    })();
+    if let Err(err) = written {
         if let Ok(now) = fs::symlink_metadata(path)
             && now.dev() == dev
             && now.ino() == ino
         {
             let _ = fs::remove_file(path);
         }
-    };
-    // A reclaimer may hold our empty file's kernel lock for an instant; wait for it, but
-    // never longer than the caller's timeout (or one second).
-    let spin_deadline = deadline
-        .unwrap_or_else(Instant::now)
-        .max(Instant::now() + Duration::from_secs(1));
-    loop {
-        match file.try_lock() {
-            Ok(()) => break,
-            Err(TryLockError::WouldBlock) if Instant::now() < spin_deadline => {
-                std::thread::sleep(CREATE_LOCK_SPIN);
-            }
-            Err(TryLockError::WouldBlock) => {
-                remove_ours(path);
-                return Err(io::Error::new(
-                    io::ErrorKind::WouldBlock,
-                    "another process kept the kernel lock of the new lock file",
-                ));
-            }
-            Err(TryLockError::Error(err)) => {
-                remove_ours(path);
-                return Err(err);
-            }
-        }
-    }
-    let written = file
-        .write_all(holder.to_json().as_bytes())
-        .and_then(|()| file.sync_all());
-    if let Err(err) = written {
-        remove_ours(path);
         return Err(err);
     }
     Ok(Some(FileLockGuard {
@@ -562,7 +616,7 @@ pub fn acquire(dir: &Path, op: &str, opts: &LockOptions) -> Result<FileLockGuard
     // Consecutive "look again at once" rounds (lock vanished or changed under us).
     let mut fast_retries = 0u32;
     loop {
-        if let Some(mut guard) = try_create(&path, &holder, deadline).map_err(io_err)? {
+        if let Some(mut guard) = try_create(&path, &holder).map_err(io_err)? {
             guard.reclaimed = reclaimed;
             return Ok(guard);
         }

@@ -1,0 +1,644 @@
+//! `memory.json`: loading, layering and defaults (PM-71, PM-72).
+//!
+//! Layers, later wins: built-in defaults ← `<agentDir>/memory.json` ← `<cwd>/.pi/memory.json`
+//! (the project layer only when the caller says the project is trusted). Nested objects are
+//! deep-merged as JSON values first, then every known key is read leniently: a value of the
+//! wrong type is reported as a [`ConfigProblem`] and its default is used, so one typo never
+//! disables the whole file. Unknown keys (legacy `enabled`, `maxTopicBytes`, ...) are ignored.
+//! Malformed JSON is reported, not fatal (the original ignored it silently; a user editing the
+//! file deserves to know why their setting has no effect).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+/// The file name of the configuration in the agent directory and in `<cwd>/.pi/`.
+pub const CONFIG_FILE: &str = "memory.json";
+
+/// Which selector picks memories to surface each turn (`autoSurfacing.selector`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Selector {
+    /// BM25 over name, description and body; zero model calls.
+    Lexical,
+    /// The original side query: the model picks from the manifest.
+    Model,
+    /// BM25 pre-ranks, the model chooses from the top of that list.
+    Hybrid,
+}
+
+impl Selector {
+    /// The configuration spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Selector::Lexical => "lexical",
+            Selector::Model => "model",
+            Selector::Hybrid => "hybrid",
+        }
+    }
+}
+
+/// Headless-session persistence of one task (`sessionPersistence`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SessionPersistence {
+    /// Persist the headless sessions of the task.
+    pub enabled: bool,
+    /// Where to persist them (default `<project memory dir>/sessions/`).
+    pub session_dir: Option<String>,
+}
+
+/// Lock settings (`lock`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockConfig {
+    /// How long a writer waits for the logical and the cross-process lock (ms).
+    pub timeout_ms: u64,
+    /// How many snapshots `.backups/` keeps.
+    pub snapshot_keep: usize,
+    /// Reclaim a `.lock` whose holder is provably dead on this host (beyond the original).
+    pub reclaim_dead: bool,
+}
+
+/// `defaults`: values every task falls back to.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Defaults {
+    /// `provider/model-id` used by every task without its own model.
+    pub model: Option<String>,
+    /// Default session persistence.
+    pub session_persistence: SessionPersistence,
+}
+
+/// `dream`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DreamConfig {
+    /// The task's own model.
+    pub model: Option<String>,
+    /// Nudge after this many new sessions.
+    pub nudge_after_sessions: u64,
+    /// ... and this many hours since the last dream.
+    pub nudge_after_hours: f64,
+    /// Thinking level passed to the model.
+    pub think_level: String,
+    /// Per-task session persistence.
+    pub session_persistence: Option<SessionPersistence>,
+}
+
+/// `sessionSearch`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionSearchConfig {
+    /// At most this many sessions with hits.
+    pub max_sessions: usize,
+    /// At most this many matches per session.
+    pub max_matches: usize,
+}
+
+/// `autoSurfacing`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AutoSurfacingConfig {
+    /// Module switch.
+    pub enabled: bool,
+    /// The task's own model.
+    pub model: Option<String>,
+    /// Thinking level passed to the model.
+    pub think_level: String,
+    /// At most this many memories per turn.
+    pub max_files: usize,
+    /// Per-entry body budget in bytes.
+    pub max_entry_bytes: usize,
+    /// Whole-message budget in bytes.
+    pub max_injection_bytes: usize,
+    /// Explicit selector; `None` = hybrid when a model is configured, lexical otherwise.
+    pub selector: Option<Selector>,
+    /// Per-task session persistence.
+    pub session_persistence: Option<SessionPersistence>,
+}
+
+/// `extractMemories`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtractConfig {
+    /// Module switch (off by default since pi-memory 2.2).
+    pub enabled: bool,
+    /// The task's own model.
+    pub model: Option<String>,
+    /// Thinking level passed to the model.
+    pub think_level: String,
+    /// Transcript budget in tokens (×4 characters).
+    pub max_context_tokens: usize,
+    /// Per tool-result cut.
+    pub max_tool_result_chars: usize,
+    /// Per assistant-text cut.
+    pub max_assistant_chars: usize,
+    /// Per-task session persistence.
+    pub session_persistence: Option<SessionPersistence>,
+}
+
+/// The whole effective configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// Memory root as written (`~` not yet expanded).
+    pub memory_dir: String,
+    /// Write capacity of `MEMORY.md` in non-empty lines.
+    pub mem_index_max_lines: usize,
+    /// Write capacity of `MEMORY.md` in bytes.
+    pub mem_index_max_bytes: usize,
+    /// Injection window in lines.
+    pub mem_index_inject_max_lines: usize,
+    /// Injection window in bytes.
+    pub mem_index_inject_max_bytes: usize,
+    /// Locks and snapshots.
+    pub lock: LockConfig,
+    /// Task defaults.
+    pub defaults: Defaults,
+    /// Dream.
+    pub dream: DreamConfig,
+    /// Session search.
+    pub session_search: SessionSearchConfig,
+    /// Auto-surfacing.
+    pub auto_surfacing: AutoSurfacingConfig,
+    /// Extraction.
+    pub extract_memories: ExtractConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            memory_dir: "~/.pi/memory".to_owned(),
+            mem_index_max_lines: 200,
+            mem_index_max_bytes: 25600,
+            mem_index_inject_max_lines: 50,
+            mem_index_inject_max_bytes: 16384,
+            lock: LockConfig {
+                timeout_ms: 5000,
+                snapshot_keep: 5,
+                reclaim_dead: true,
+            },
+            defaults: Defaults::default(),
+            dream: DreamConfig {
+                model: None,
+                nudge_after_sessions: 5,
+                nudge_after_hours: 24.0,
+                think_level: "high".to_owned(),
+                session_persistence: None,
+            },
+            session_search: SessionSearchConfig {
+                max_sessions: 10,
+                max_matches: 5,
+            },
+            auto_surfacing: AutoSurfacingConfig {
+                enabled: true,
+                model: None,
+                think_level: "off".to_owned(),
+                max_files: 3,
+                max_entry_bytes: 3072,
+                max_injection_bytes: 10240,
+                selector: None,
+                session_persistence: None,
+            },
+            extract_memories: ExtractConfig {
+                enabled: false,
+                model: None,
+                think_level: "high".to_owned(),
+                max_context_tokens: 2000,
+                max_tool_result_chars: 500,
+                max_assistant_chars: 2000,
+                session_persistence: None,
+            },
+        }
+    }
+}
+
+/// The model-driven tasks, in the order the original validates them (PM-73).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Task {
+    /// `/dream` consolidation.
+    Dream,
+    /// Per-turn extraction.
+    ExtractMemories,
+    /// Per-turn surfacing.
+    AutoSurfacing,
+}
+
+impl Task {
+    /// The configuration key of the task.
+    pub fn key(self) -> &'static str {
+        match self {
+            Task::Dream => "dream",
+            Task::ExtractMemories => "extractMemories",
+            Task::AutoSurfacing => "autoSurfacing",
+        }
+    }
+}
+
+impl Config {
+    /// The effective model of a task: its own, else `defaults.model` (PM-73).
+    pub fn task_model(&self, task: Task) -> Option<&str> {
+        let own = match task {
+            Task::Dream => &self.dream.model,
+            Task::ExtractMemories => &self.extract_memories.model,
+            Task::AutoSurfacing => &self.auto_surfacing.model,
+        };
+        own.as_deref().or(self.defaults.model.as_deref())
+    }
+
+    /// The effective session persistence of a task.
+    pub fn task_session_persistence(&self, task: Task) -> &SessionPersistence {
+        let own = match task {
+            Task::Dream => &self.dream.session_persistence,
+            Task::ExtractMemories => &self.extract_memories.session_persistence,
+            Task::AutoSurfacing => &self.auto_surfacing.session_persistence,
+        };
+        own.as_ref().unwrap_or(&self.defaults.session_persistence)
+    }
+
+    /// The selector surfacing uses: the configured one, else hybrid with a model and lexical
+    /// without.
+    pub fn effective_selector(&self) -> Selector {
+        match (
+            self.auto_surfacing.selector,
+            self.task_model(Task::AutoSurfacing),
+        ) {
+            (Some(s), _) => s,
+            (None, Some(_)) => Selector::Hybrid,
+            (None, None) => Selector::Lexical,
+        }
+    }
+
+    /// The tasks that need a model in this configuration, in validation order (PM-73):
+    /// dream always, extraction and surfacing only when enabled (surfacing only when its
+    /// selector uses a model).
+    pub fn tasks_needing_models(&self) -> Vec<Task> {
+        let mut out = vec![Task::Dream];
+        if self.extract_memories.enabled {
+            out.push(Task::ExtractMemories);
+        }
+        if self.auto_surfacing.enabled && self.effective_selector() != Selector::Lexical {
+            out.push(Task::AutoSurfacing);
+        }
+        out
+    }
+}
+
+/// A problem found while loading configuration. Never fatal: the affected value falls back
+/// to its default and the problem is shown to the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigProblem {
+    /// The file the problem is in.
+    pub path: PathBuf,
+    /// What is wrong, naming the key.
+    pub message: String,
+}
+
+impl fmt::Display for ConfigProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+/// The result of [`load_config`]: the effective configuration and every problem found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedConfig {
+    /// Effective configuration.
+    pub config: Config,
+    /// Problems (malformed JSON, wrong types); empty when all is well.
+    pub problems: Vec<ConfigProblem>,
+    /// The files that were read, in layering order.
+    pub sources: Vec<PathBuf>,
+}
+
+/// Loads `<agent_dir>/memory.json`, then `<cwd>/.pi/memory.json` when `trusted`.
+///
+/// A missing file is not a problem. Unreadable or malformed files are reported and skipped.
+pub fn load_config(agent_dir: &Path, cwd: &Path, trusted: bool) -> LoadedConfig {
+    let mut layers = vec![agent_dir.join(CONFIG_FILE)];
+    if trusted {
+        layers.push(cwd.join(".pi").join(CONFIG_FILE));
+    }
+    let mut merged = Value::Object(Map::new());
+    let mut problems = Vec::new();
+    let mut sources = Vec::new();
+    let mut origin = agent_dir.join(CONFIG_FILE);
+    for path in layers {
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                problems.push(ConfigProblem {
+                    path: path.clone(),
+                    message: format!("cannot read: {e}"),
+                });
+                continue;
+            }
+        };
+        match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(obj)) => {
+                deep_merge(&mut merged, Value::Object(obj));
+                origin = path.clone();
+                sources.push(path);
+            }
+            Ok(_) => problems.push(ConfigProblem {
+                path,
+                message: "must contain a JSON object; file ignored".to_owned(),
+            }),
+            Err(e) => problems.push(ConfigProblem {
+                path,
+                message: format!("malformed JSON ({e}); file ignored"),
+            }),
+        }
+    }
+    let (config, messages) = config_from_value(&merged);
+    problems.extend(messages.into_iter().map(|message| ConfigProblem {
+        path: origin.clone(),
+        message,
+    }));
+    LoadedConfig {
+        config,
+        problems,
+        sources,
+    }
+}
+
+/// Merges `overlay` into `base`: objects recursively, everything else replaced.
+pub fn deep_merge(base: &mut Value, overlay: Value) {
+    match (base, overlay) {
+        (Value::Object(b), Value::Object(o)) => {
+            for (k, v) in o {
+                match b.get_mut(&k) {
+                    Some(slot) if slot.is_object() && v.is_object() => deep_merge(slot, v),
+                    _ => {
+                        b.insert(k, v);
+                    }
+                }
+            }
+        }
+        (slot, v) => *slot = v,
+    }
+}
+
+/// Reads a merged JSON object into a [`Config`], leniently. Returns the problems found.
+pub fn config_from_value(value: &Value) -> (Config, Vec<String>) {
+    let mut r = Reader {
+        problems: Vec::new(),
+    };
+    let d = Config::default();
+    let root = value.as_object();
+    let get = |key: &str| root.and_then(|o| o.get(key));
+    let lock = r.object(get("lock"), "lock");
+    let defaults = r.object(get("defaults"), "defaults");
+    let dream = r.object(get("dream"), "dream");
+    let search = r.object(get("sessionSearch"), "sessionSearch");
+    let surf = r.object(get("autoSurfacing"), "autoSurfacing");
+    let extract = r.object(get("extractMemories"), "extractMemories");
+    let config = Config {
+        memory_dir: r.string(get("memoryDir"), "memoryDir", &d.memory_dir),
+        mem_index_max_lines: r.count(
+            get("memIndexMaxLines"),
+            "memIndexMaxLines",
+            d.mem_index_max_lines,
+        ),
+        mem_index_max_bytes: r.count(
+            get("memIndexMaxBytes"),
+            "memIndexMaxBytes",
+            d.mem_index_max_bytes,
+        ),
+        mem_index_inject_max_lines: r.count(
+            get("memIndexInjectMaxLines"),
+            "memIndexInjectMaxLines",
+            d.mem_index_inject_max_lines,
+        ),
+        mem_index_inject_max_bytes: r.count(
+            get("memIndexInjectMaxBytes"),
+            "memIndexInjectMaxBytes",
+            d.mem_index_inject_max_bytes,
+        ),
+        lock: LockConfig {
+            timeout_ms: r.count(field(lock, "timeoutMs"), "lock.timeoutMs", 5000) as u64,
+            snapshot_keep: r.count(field(lock, "snapshotKeep"), "lock.snapshotKeep", 5),
+            reclaim_dead: r.boolean(field(lock, "reclaimDead"), "lock.reclaimDead", true),
+        },
+        defaults: Defaults {
+            model: r.model(field(defaults, "model"), "defaults.model"),
+            session_persistence: r
+                .persistence(
+                    field(defaults, "sessionPersistence"),
+                    "defaults.sessionPersistence",
+                )
+                .unwrap_or_default(),
+        },
+        dream: DreamConfig {
+            model: r.model(field(dream, "model"), "dream.model"),
+            nudge_after_sessions: r.count(
+                field(dream, "nudgeAfterSessions"),
+                "dream.nudgeAfterSessions",
+                5,
+            ) as u64,
+            nudge_after_hours: r.number(
+                field(dream, "nudgeAfterHours"),
+                "dream.nudgeAfterHours",
+                24.0,
+            ),
+            think_level: r.string(field(dream, "thinkLevel"), "dream.thinkLevel", "high"),
+            session_persistence: r.persistence(
+                field(dream, "sessionPersistence"),
+                "dream.sessionPersistence",
+            ),
+        },
+        session_search: SessionSearchConfig {
+            max_sessions: r.count(
+                field(search, "maxSessions"),
+                "sessionSearch.maxSessions",
+                10,
+            ),
+            max_matches: r.count(field(search, "maxMatches"), "sessionSearch.maxMatches", 5),
+        },
+        auto_surfacing: AutoSurfacingConfig {
+            enabled: r.boolean(field(surf, "enabled"), "autoSurfacing.enabled", true),
+            model: r.model(field(surf, "model"), "autoSurfacing.model"),
+            think_level: r.string(field(surf, "thinkLevel"), "autoSurfacing.thinkLevel", "off"),
+            max_files: r.count(field(surf, "maxFiles"), "autoSurfacing.maxFiles", 3),
+            max_entry_bytes: r.count(
+                field(surf, "maxEntryBytes"),
+                "autoSurfacing.maxEntryBytes",
+                3072,
+            ),
+            max_injection_bytes: r.count(
+                field(surf, "maxInjectionBytes"),
+                "autoSurfacing.maxInjectionBytes",
+                10240,
+            ),
+            selector: r.selector(field(surf, "selector")),
+            session_persistence: r.persistence(
+                field(surf, "sessionPersistence"),
+                "autoSurfacing.sessionPersistence",
+            ),
+        },
+        extract_memories: ExtractConfig {
+            enabled: r.boolean(field(extract, "enabled"), "extractMemories.enabled", false),
+            model: r.model(field(extract, "model"), "extractMemories.model"),
+            think_level: r.string(
+                field(extract, "thinkLevel"),
+                "extractMemories.thinkLevel",
+                "high",
+            ),
+            max_context_tokens: r.count(
+                field(extract, "maxContextTokens"),
+                "extractMemories.maxContextTokens",
+                2000,
+            ),
+            max_tool_result_chars: r.count(
+                field(extract, "maxToolResultChars"),
+                "extractMemories.maxToolResultChars",
+                500,
+            ),
+            max_assistant_chars: r.count(
+                field(extract, "maxAssistantChars"),
+                "extractMemories.maxAssistantChars",
+                2000,
+            ),
+            session_persistence: r.persistence(
+                field(extract, "sessionPersistence"),
+                "extractMemories.sessionPersistence",
+            ),
+        },
+    };
+    (config, r.problems)
+}
+
+fn field<'a>(obj: Option<&'a Map<String, Value>>, key: &str) -> Option<&'a Value> {
+    obj.and_then(|o| o.get(key))
+}
+
+/// Lenient typed reads; `null` counts as absent (VECTORS O7: `"dream": null` → defaults).
+struct Reader {
+    problems: Vec<String>,
+}
+
+impl Reader {
+    fn wrong(&mut self, key: &str, expected: &str, fallback: impl fmt::Display) {
+        self.problems
+            .push(format!("{key} must be {expected}; using {fallback}"));
+    }
+
+    fn object<'a>(&mut self, v: Option<&'a Value>, key: &str) -> Option<&'a Map<String, Value>> {
+        match v {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(o)) => Some(o),
+            Some(_) => {
+                self.wrong(key, "an object", "the defaults");
+                None
+            }
+        }
+    }
+
+    fn count(&mut self, v: Option<&Value>, key: &str, default: usize) -> usize {
+        match v {
+            None | Some(Value::Null) => default,
+            Some(Value::Number(n)) => match n.as_u64() {
+                Some(u) => usize::try_from(u).unwrap_or(usize::MAX),
+                None => match n.as_f64() {
+                    Some(f) if f >= 0.0 && f.fract() == 0.0 => f as usize,
+                    _ => {
+                        self.wrong(key, "a non-negative integer", default);
+                        default
+                    }
+                },
+            },
+            Some(_) => {
+                self.wrong(key, "a non-negative integer", default);
+                default
+            }
+        }
+    }
+
+    fn number(&mut self, v: Option<&Value>, key: &str, default: f64) -> f64 {
+        match v {
+            None | Some(Value::Null) => default,
+            Some(Value::Number(n)) => match n.as_f64() {
+                Some(f) if f >= 0.0 => f,
+                _ => {
+                    self.wrong(key, "a non-negative number", default);
+                    default
+                }
+            },
+            Some(_) => {
+                self.wrong(key, "a non-negative number", default);
+                default
+            }
+        }
+    }
+
+    fn boolean(&mut self, v: Option<&Value>, key: &str, default: bool) -> bool {
+        match v {
+            None | Some(Value::Null) => default,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => {
+                self.wrong(key, "true or false", default);
+                default
+            }
+        }
+    }
+
+    fn string(&mut self, v: Option<&Value>, key: &str, default: &str) -> String {
+        match v {
+            None | Some(Value::Null) => default.to_owned(),
+            Some(Value::String(s)) => s.clone(),
+            Some(_) => {
+                self.wrong(key, "a string", format_args!("{default:?}"));
+                default.to_owned()
+            }
+        }
+    }
+
+    fn model(&mut self, v: Option<&Value>, key: &str) -> Option<String> {
+        match v {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) if s.trim().is_empty() => None,
+            Some(Value::String(s)) => Some(s.trim().to_owned()),
+            Some(_) => {
+                self.wrong(key, "a \"provider/model-id\" string", "no model");
+                None
+            }
+        }
+    }
+
+    fn selector(&mut self, v: Option<&Value>) -> Option<Selector> {
+        let key = "autoSurfacing.selector";
+        match v {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => match s.as_str() {
+                "lexical" => Some(Selector::Lexical),
+                "model" => Some(Selector::Model),
+                "hybrid" => Some(Selector::Hybrid),
+                _ => {
+                    self.wrong(
+                        key,
+                        "\"lexical\", \"model\" or \"hybrid\"",
+                        "the automatic choice",
+                    );
+                    None
+                }
+            },
+            Some(_) => {
+                self.wrong(
+                    key,
+                    "\"lexical\", \"model\" or \"hybrid\"",
+                    "the automatic choice",
+                );
+                None
+            }
+        }
+    }
+
+    fn persistence(&mut self, v: Option<&Value>, key: &str) -> Option<SessionPersistence> {
+        let obj = self.object(v, key)?;
+        Some(SessionPersistence {
+            enabled: self.boolean(obj.get("enabled"), &format!("{key}.enabled"), false),
+            session_dir: match obj.get("sessionDir") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(s.clone()),
+                Some(_) => {
+                    self.wrong(&format!("{key}.sessionDir"), "a string", "the default");
+                    None
+                }
+            },
+        })
+    }
+}

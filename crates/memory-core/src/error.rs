@@ -1,0 +1,107 @@
+//! Errors of the store. Display texts are the tool texts of pi-memory 2.5 where it has one.
+
+use std::path::PathBuf;
+
+use memory_index::ValidationError;
+use memory_lock::{FileLockError, LogicalLockError, SnapshotError};
+
+/// Why a store operation failed. Every variant leaves the memory directory unchanged, except
+/// [`StoreError::Io`] raised after a snapshot was taken (the snapshot then holds the prior
+/// state).
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Input rejected by a format rule (`name is required`, ...).
+    #[error(transparent)]
+    Invalid(#[from] ValidationError),
+    /// A parameter the action needs is missing or malformed (`content is required for add`).
+    #[error("{0}")]
+    Parameter(String),
+    /// Unknown entry reference (PM-35/37).
+    #[error("Entry \"{reference}\" not found")]
+    NotFound {
+        /// The name or file that was looked up.
+        reference: String,
+    },
+    /// A rename onto an existing name (PM-38).
+    #[error("Entry \"{name}\" already exists")]
+    AlreadyExists {
+        /// The name that is taken.
+        name: String,
+    },
+    /// The entry changed since the caller read it (compare-and-swap versions).
+    #[error("Memory conflict: stale version")]
+    Conflict {
+        /// The entry's file.
+        file: String,
+        /// The version the caller expected.
+        expected: String,
+        /// The version on disk.
+        actual: String,
+    },
+    /// The content contains something that looks like a credential. The value is never shown.
+    #[error(
+        "Refusing to store a secret: the {field} contains what looks like a {kind}. Memories are plain-text files injected into future prompts; store where the secret lives (an environment variable or file name) instead."
+    )]
+    Secret {
+        /// `name`, `description` or `content`.
+        field: &'static str,
+        /// What kind of secret was recognised.
+        kind: &'static str,
+    },
+    /// A body over the size limit.
+    #[error("content is too large: {bytes} bytes (the limit is {limit} bytes per memory)")]
+    TooLarge {
+        /// Size of the rejected body.
+        bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// No free file name after many attempts (pathological directory).
+    #[error("Unable to find a free file name for \"{name}\"")]
+    NoFreeFileName {
+        /// The entry name.
+        name: String,
+    },
+    /// `MEMORY.md` holds invalid UTF-8; rewriting it would destroy bytes.
+    #[error(
+        "{} is not valid UTF-8; refusing to rewrite it. Fix the file by hand or run rebuild_index (the current file is kept in .backups/)",
+        path.display()
+    )]
+    IndexNotUtf8 {
+        /// Path of the index.
+        path: PathBuf,
+    },
+    /// The in-process logical lock is busy (PM-48).
+    #[error(transparent)]
+    Busy(#[from] LogicalLockError),
+    /// The cross-process `.lock` is held or abandoned (PM-46/47).
+    #[error(transparent)]
+    Locked(#[from] FileLockError),
+    /// The pre-write snapshot failed; nothing was written (PM-53).
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+    /// A file-system operation failed.
+    #[error("{action} {}: {source}", path.display())]
+    Io {
+        /// What was being done (`reading`, `writing`, ...).
+        action: &'static str,
+        /// The file involved.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+impl StoreError {
+    pub(crate) fn io(
+        action: &'static str,
+        path: impl Into<PathBuf>,
+        source: std::io::Error,
+    ) -> Self {
+        StoreError::Io {
+            action,
+            path: path.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! Opening the store of the project a working directory belongs to.
+
+use std::path::{Path, PathBuf};
+
+use memory_keys::{Platform, ProjectDir, expand_memory_dir, resolve};
+
+use crate::config::Config;
+use crate::store::{Store, StoreOptions};
+
+/// Why a project's store could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The home directory is unknown (no `HOME`), so `~` cannot be expanded.
+    #[error("cannot expand \"~\" in memoryDir: the HOME environment variable is not set")]
+    NoHome,
+    /// Project identity resolution failed (the derived directory escapes the memory root).
+    #[error(transparent)]
+    Keys(#[from] memory_keys::KeysError),
+}
+
+/// An opened project: where its memory lives and the store over it.
+#[derive(Debug)]
+pub struct Project {
+    /// The memory root (`memoryDir`, expanded).
+    pub memory_root: PathBuf,
+    /// Kind, key, directory name and path of the project directory.
+    pub dir: ProjectDir,
+    /// The store over `dir.path`.
+    pub store: Store,
+}
+
+/// The user's home directory from `HOME`.
+pub fn home_dir() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+}
+
+/// pi's agent directory: `PI_CODING_AGENT_DIR`, else `~/.pi/agent`.
+pub fn default_agent_dir() -> Option<PathBuf> {
+    match std::env::var_os("PI_CODING_AGENT_DIR").filter(|d| !d.is_empty()) {
+        Some(d) => Some(PathBuf::from(d)),
+        None => home_dir().map(|h| h.join(".pi").join("agent")),
+    }
+}
+
+/// Resolves `cwd` to its project memory directory under `config.memory_dir` (or
+/// `memory_dir_override`) and opens the store there. Nothing is created on disk.
+pub fn open_project(
+    config: &Config,
+    cwd: &Path,
+    memory_dir_override: Option<&str>,
+    home: Option<&Path>,
+) -> Result<Project, OpenError> {
+    let raw = memory_dir_override.unwrap_or(&config.memory_dir);
+    let needs_home = raw == "~" || raw.starts_with("~/");
+    let home_buf;
+    let home = match home {
+        Some(h) => h,
+        None => {
+            home_buf = home_dir();
+            match (&home_buf, needs_home) {
+                (Some(h), _) => h.as_path(),
+                (None, true) => return Err(OpenError::NoHome),
+                (None, false) => Path::new("/"),
+            }
+        }
+    };
+    let memory_root = expand_memory_dir(raw, home, cwd, Platform::current());
+    let dir = resolve(cwd, &memory_root)?;
+    let store = Store::new(dir.path.clone(), StoreOptions::from_config(config));
+    Ok(Project {
+        memory_root,
+        dir,
+        store,
+    })
+}
