@@ -44,4 +44,10 @@
 //!   in [`sessions`].
 #![forbid(unsafe_code)]
 
+pub mod model;
 pub mod sessions;
+
+pub use model::{
+    CancelToken, Completion, CompletionRequest, Message, Model, ModelError, StopReason, ToolCall,
+    ToolDef,
+};
