@@ -71,6 +71,7 @@ mod paths;
 mod render;
 mod scan;
 mod search;
+mod tool;
 
 #[cfg(test)]
 mod tests;
@@ -87,6 +88,7 @@ pub use search::{
     Segment, SessionFile, SessionHit, SessionInfo, SessionSearch, SessionSearchOptions,
     list_sessions, read_session, search_sessions,
 };
+pub use tool::ProjectSessions;
 
 /// Failures of the session functions. Unreadable or foreign files inside a session
 /// directory are skipped, not errors.
