@@ -1,18 +1,17 @@
 //! `pimem`: the command-line interface and pi sidecar of the memory layer.
 //!
-//! Structure: global options in [`Cli`], one variant of [`Command`] per subcommand and one
-//! `cmd_*` function per variant; the resolved global options travel in a [`Context`].
+//! Structure: global options in [`Cli`], one variant of [`Command`] per subcommand, the
+//! command implementations in [`cli`] (one `cmd_*` function each); the resolved global options
+//! travel in a [`cli::Context`]. Texts printed on stdout are the `memory` tool texts of
+//! pi-memory 2.5; errors go to stderr with exit status 1.
 #![forbid(unsafe_code)]
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+mod cli;
 
-use anyhow::{Context as _, Result};
+use std::path::PathBuf;
+
+use anyhow::Result;
 use clap::{Parser, Subcommand};
-use memory_keys::Platform;
-
-/// Default memory root, as in pi-memory (PM-01).
-const DEFAULT_MEMORY_DIR: &str = "~/.pi/memory";
 
 /// Persistent file-system memory for coding agents.
 #[derive(Parser)]
@@ -22,10 +21,24 @@ struct Cli {
     #[arg(long, global = true, value_name = "PATH")]
     cwd: Option<PathBuf>,
 
-    /// Memory root [default: ~/.pi/memory]. `~`, `~/` (and `~\` on Windows) expand to the
-    /// home directory; a relative path is resolved against the working directory.
+    /// Memory root [default: memoryDir from memory.json, else ~/.pi/memory]. `~` and `~/`
+    /// expand to the home directory; a relative path is resolved against the working
+    /// directory.
     #[arg(long = "memory-dir", global = true, value_name = "DIR")]
     memory_dir: Option<String>,
+
+    /// pi's agent directory, where memory.json and sessions live [default:
+    /// $PI_CODING_AGENT_DIR, else ~/.pi/agent].
+    #[arg(long = "agent-dir", global = true, value_name = "DIR")]
+    agent_dir: Option<PathBuf>,
+
+    /// Also read <cwd>/.pi/memory.json (only for projects you trust).
+    #[arg(long = "trust-project", global = true)]
+    trust_project: bool,
+
+    /// Print structured output as JSON.
+    #[arg(long, global = true)]
+    json: bool,
 
     #[command(subcommand)]
     command: Command,
@@ -36,66 +49,66 @@ struct Cli {
 enum Command {
     /// Print the project's memory directory (`<memoryDir>/git/<name>` or `.../local/<name>`).
     Dir,
+    /// Show the 7-line memory status (directory, capacity, window, entries, modules, lock).
+    Status,
+    /// Add a memory, or overwrite the one with exactly this name.
+    Add(cli::AddArgs),
+    /// Rewrite an existing memory's content (and description/type).
+    Replace(cli::ReplaceArgs),
+    /// Delete a memory: its file and its index line.
+    Remove(cli::RemoveArgs),
+    /// One line per memory, oldest first.
+    List,
+    /// Case-insensitive search over names, descriptions and bodies (or past pi sessions).
+    Search(cli::SearchArgs),
+    /// Show one memory: its frontmatter and body.
+    Show(cli::ShowArgs),
+    /// Rename a memory: new file name, index line kept in place.
+    Rename(cli::RenameArgs),
+    /// Rebuild MEMORY.md from the entry files (keeps a hand-written header).
+    RebuildIndex,
+    /// Remove a left-behind .lock file.
+    Unlock(cli::UnlockArgs),
+    /// Print the exact `memory_index` system-prompt section (window + sanitising).
+    Section,
 }
 
-/// Global options, resolved once.
-struct Context {
-    /// Absolute working directory.
-    cwd: PathBuf,
-    /// Absolute memory root.
-    memory_root: PathBuf,
-}
-
-impl Context {
-    fn from_cli(cli: &Cli) -> Result<Self> {
-        let process_cwd = std::env::current_dir();
-        let cwd = match &cli.cwd {
-            Some(path) if path.is_absolute() => path.clone(),
-            Some(path) => process_cwd
-                .context("cannot read the current directory to resolve --cwd")?
-                .join(path),
-            None => process_cwd.context("cannot read the current directory")?,
-        };
-        let value = cli.memory_dir.as_deref().unwrap_or(DEFAULT_MEMORY_DIR);
-        let home = std::env::home_dir().context("cannot determine the home directory")?;
-        let memory_root = memory_keys::expand_memory_dir(value, &home, &cwd, Platform::current());
-        Ok(Self { cwd, memory_root })
-    }
-}
-
-fn main() -> Result<()> {
+fn main() {
     let cli = Cli::parse();
-    let ctx = Context::from_cli(&cli)?;
-    match cli.command {
-        Command::Dir => cmd_dir(&ctx),
+    if let Err(err) = run(cli) {
+        // `pimem list | head`: a closed stdout is the reader's choice, not an error.
+        let broken_pipe = err.chain().any(|e| {
+            e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        });
+        if broken_pipe {
+            std::process::exit(0);
+        }
+        eprintln!("pimem: {err:#}");
+        std::process::exit(1);
     }
 }
 
-/// `pimem dir`: resolves the project identity of the working directory and prints its
-/// memory directory.
-fn cmd_dir(ctx: &Context) -> Result<()> {
-    let dir = memory_keys::resolve(&ctx.cwd, &ctx.memory_root).with_context(|| {
-        format!(
-            "cannot determine the memory directory of {}",
-            ctx.cwd.display()
-        )
+fn run(cli: Cli) -> Result<()> {
+    let ctx = cli::Context::from_options(cli::GlobalOptions {
+        cwd: cli.cwd,
+        memory_dir: cli.memory_dir,
+        agent_dir: cli.agent_dir,
+        trust_project: cli.trust_project,
+        json: cli.json,
     })?;
-    print_path(&dir.path)
-}
-
-/// Writes a path and a newline to stdout, byte-exact on Unix.
-fn print_path(path: &Path) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        out.write_all(path.as_os_str().as_bytes())?;
+    match cli.command {
+        Command::Dir => cli::cmd_dir(&ctx),
+        Command::Status => cli::cmd_status(&ctx),
+        Command::Add(args) => cli::cmd_add(&ctx, args),
+        Command::Replace(args) => cli::cmd_replace(&ctx, args),
+        Command::Remove(args) => cli::cmd_remove(&ctx, args),
+        Command::List => cli::cmd_list(&ctx),
+        Command::Search(args) => cli::cmd_search(&ctx, args),
+        Command::Show(args) => cli::cmd_show(&ctx, args),
+        Command::Rename(args) => cli::cmd_rename(&ctx, args),
+        Command::RebuildIndex => cli::cmd_rebuild_index(&ctx),
+        Command::Unlock(args) => cli::cmd_unlock(&ctx, args),
+        Command::Section => cli::cmd_section(&ctx),
     }
-    #[cfg(not(unix))]
-    {
-        out.write_all(path.to_string_lossy().as_bytes())?;
-    }
-    out.write_all(b"\n")?;
-    out.flush()?;
-    Ok(())
 }

@@ -34,6 +34,7 @@ impl Sandbox {
             .env("GIT_CONFIG_GLOBAL", &self.global)
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env_remove("XDG_CONFIG_HOME")
+            .env_remove("PI_CODING_AGENT_DIR")
             .env_remove("GIT_DIR")
             .env_remove("GIT_WORK_TREE");
         c

@@ -1,0 +1,493 @@
+//! The `pimem` subcommands for people and scripts.
+//!
+//! Every command resolves the project of `--cwd` exactly as the pi extension does (same
+//! memory.json layering, same project key), so the CLI and pi always agree on the directory.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context as _, Result, anyhow, bail};
+use clap::Args;
+use memory_agent::sessions::{ProjectSessions, SessionSearchOptions};
+use memory_core::tool::{SessionSearch, VersionBook, list_text, search_text};
+use memory_core::{
+    AddRequest, Config, EntryType, LoadedConfig, LockState, Modules, Project, ReplaceRequest,
+    StoredEntry, default_agent_dir, home_dir, load_config, open_project, status_block,
+};
+use serde_json::{Value, json};
+
+/// The global options as parsed.
+pub struct GlobalOptions {
+    /// `--cwd`.
+    pub cwd: Option<PathBuf>,
+    /// `--memory-dir`.
+    pub memory_dir: Option<String>,
+    /// `--agent-dir`.
+    pub agent_dir: Option<PathBuf>,
+    /// `--trust-project`.
+    pub trust_project: bool,
+    /// `--json`.
+    pub json: bool,
+}
+
+/// Global options, resolved once: the project, its configuration and where pi lives.
+pub struct Context {
+    cwd: PathBuf,
+    agent_dir: Option<PathBuf>,
+    config: Config,
+    project: Project,
+    json: bool,
+}
+
+impl Context {
+    /// Resolves the working directory, loads memory.json, and opens the project's store.
+    pub fn from_options(opts: GlobalOptions) -> Result<Self> {
+        let process_cwd = std::env::current_dir();
+        let cwd = match opts.cwd {
+            Some(path) if path.is_absolute() => path,
+            Some(path) => process_cwd
+                .context("cannot read the current directory to resolve --cwd")?
+                .join(path),
+            None => process_cwd.context("cannot read the current directory")?,
+        };
+        let agent_dir = opts.agent_dir.or_else(default_agent_dir);
+        let LoadedConfig {
+            config, problems, ..
+        } = match &agent_dir {
+            Some(dir) => load_config(dir, &cwd, opts.trust_project),
+            None => LoadedConfig {
+                config: Config::default(),
+                problems: Vec::new(),
+                sources: Vec::new(),
+            },
+        };
+        for p in &problems {
+            eprintln!("pimem: warning: {p}");
+        }
+        let project = open_project(
+            &config,
+            &cwd,
+            opts.memory_dir.as_deref(),
+            home_dir().as_deref(),
+        )
+        .with_context(|| format!("cannot determine the memory directory of {}", cwd.display()))?;
+        Ok(Context {
+            cwd,
+            agent_dir,
+            config,
+            project,
+            json: opts.json,
+        })
+    }
+
+    fn store(&self) -> &memory_core::Store {
+        &self.project.store
+    }
+}
+
+/// `pimem add`.
+#[derive(Args)]
+pub struct AddArgs {
+    /// Memory name (unique; the lookup key).
+    #[arg(long)]
+    name: String,
+    /// The body; `-` reads it from stdin.
+    #[arg(long)]
+    content: String,
+    /// One self-contained line; derived from the body's first sentence when absent.
+    #[arg(long)]
+    description: Option<String>,
+    /// user | feedback | project | reference [default: feedback, or the existing type].
+    #[arg(long = "type", value_name = "TYPE")]
+    entry_type: Option<String>,
+}
+
+/// `pimem replace`.
+#[derive(Args)]
+pub struct ReplaceArgs {
+    /// Name (or file name) of the memory.
+    #[arg(long)]
+    name: String,
+    /// New body; `-` reads it from stdin. Without it only description/type change.
+    #[arg(long)]
+    content: Option<String>,
+    /// New description (re-derived from a new body when absent).
+    #[arg(long)]
+    description: Option<String>,
+    /// New type.
+    #[arg(long = "type", value_name = "TYPE")]
+    entry_type: Option<String>,
+    /// Fail with `Memory conflict: stale version` unless the memory is at this version.
+    #[arg(long = "expect-version", value_name = "VERSION")]
+    expect_version: Option<String>,
+}
+
+/// `pimem remove`.
+#[derive(Args)]
+pub struct RemoveArgs {
+    /// Name (or file name) of the memory.
+    #[arg(long)]
+    name: String,
+    /// Fail with `Memory conflict: stale version` unless the memory is at this version.
+    #[arg(long = "expect-version", value_name = "VERSION")]
+    expect_version: Option<String>,
+}
+
+/// `pimem search`.
+#[derive(Args)]
+pub struct SearchArgs {
+    /// Text to look for (case-insensitive substring).
+    query: String,
+    /// Search past pi sessions of this project instead of memories.
+    #[arg(long)]
+    sessions: bool,
+}
+
+/// `pimem show`.
+#[derive(Args)]
+pub struct ShowArgs {
+    /// Name (or file name) of the memory.
+    name: String,
+}
+
+/// `pimem rename`.
+#[derive(Args)]
+pub struct RenameArgs {
+    /// Current name (or file name).
+    #[arg(long)]
+    name: String,
+    /// New name.
+    #[arg(long = "new-name")]
+    new_name: String,
+    /// Fail with `Memory conflict: stale version` unless the memory is at this version.
+    #[arg(long = "expect-version", value_name = "VERSION")]
+    expect_version: Option<String>,
+}
+
+/// `pimem unlock`.
+#[derive(Args)]
+pub struct UnlockArgs {
+    /// Remove without asking.
+    #[arg(long)]
+    yes: bool,
+}
+
+fn print_json(value: &Value) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    out.write_all(b"\n")?;
+    Ok(())
+}
+
+fn print_text(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    if !text.ends_with('\n') {
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+fn print_notices(notices: &[String]) {
+    for n in notices {
+        eprintln!("pimem: note: {n}");
+    }
+}
+
+fn read_content(value: String) -> Result<String> {
+    if value != "-" {
+        return Ok(value);
+    }
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .context("cannot read the content from stdin (it must be UTF-8)")?;
+    Ok(text)
+}
+
+fn parse_type(value: Option<String>) -> Result<Option<EntryType>> {
+    value
+        .map(|t| {
+            t.trim()
+                .parse::<EntryType>()
+                .map_err(|_| anyhow!("type must be one of: user, feedback, project, reference"))
+        })
+        .transpose()
+}
+
+fn entry_json(e: &StoredEntry) -> Value {
+    json!({
+        "name": e.meta.name,
+        "description": e.meta.description,
+        "type": e.meta.entry_type.as_str(),
+        "created": e.meta.created,
+        "modified": e.meta.modified,
+        "file": e.file,
+        "version": e.version,
+        "body": e.body,
+    })
+}
+
+/// `pimem dir`.
+pub fn cmd_dir(ctx: &Context) -> Result<()> {
+    let dir = &ctx.project.dir;
+    if ctx.json {
+        return print_json(&json!({
+            "path": dir.path,
+            "kind": dir.kind.as_str(),
+            "key": dir.key,
+            "name": dir.name,
+            "memoryRoot": ctx.project.memory_root,
+        }));
+    }
+    print_path(&dir.path)
+}
+
+/// Writes a path and a newline to stdout, byte-exact on Unix.
+fn print_path(path: &Path) -> Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = std::io::stdout().lock();
+    out.write_all(path.as_os_str().as_bytes())?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
+}
+
+fn modules(cfg: &Config) -> Modules {
+    // The CLI cannot ask pi's model registry; a configured model counts as available.
+    Modules::from_config(cfg, |_| true)
+}
+
+/// `pimem status`.
+pub fn cmd_status(ctx: &Context) -> Result<()> {
+    let store = ctx.store();
+    let cfg = &ctx.config;
+    if ctx.json {
+        let raw = store.read_index()?;
+        let cap = memory_index::index_capacity(&raw);
+        let section = store.index_section(
+            cfg.mem_index_inject_max_lines,
+            cfg.mem_index_inject_max_bytes,
+        )?;
+        let lock = match store.lock_state()? {
+            LockState::Free => json!({ "state": "free" }),
+            LockState::Unreadable { empty } => json!({ "state": "unreadable", "empty": empty }),
+            LockState::Held(h) => json!({
+                "state": "held", "op": h.op, "pid": h.pid, "hostname": h.hostname,
+                "startedAt": h.started_at,
+            }),
+        };
+        return print_json(&json!({
+            "dir": store.dir(),
+            "index": {
+                "lines": cap.lines, "maxLines": cfg.mem_index_max_lines,
+                "bytes": cap.bytes, "maxBytes": cfg.mem_index_max_bytes,
+                "unrecognized": memory_index::parse_index(&raw).unrecognized,
+            },
+            "inject": {
+                "lines": section.lines, "maxLines": cfg.mem_index_inject_max_lines,
+                "bytes": section.bytes, "maxBytes": cfg.mem_index_inject_max_bytes,
+                "truncated": section.truncated,
+            },
+            "entries": store.list()?.len(),
+            "modules": modules(cfg).line().trim_start_matches("Modules: "),
+            "lastDream": store.dream_meta().map(|m| m.last_dream_at),
+            "lock": lock,
+        }));
+    }
+    print_text(&status_block(store, cfg, &modules(cfg), None)?)
+}
+
+/// `pimem add`.
+pub fn cmd_add(ctx: &Context, args: AddArgs) -> Result<()> {
+    let out = ctx.store().add(AddRequest {
+        name: args.name,
+        description: args.description,
+        entry_type: parse_type(args.entry_type)?,
+        body: read_content(args.content)?,
+        created: None,
+    })?;
+    print_notices(&out.notices);
+    if ctx.json {
+        return print_json(&json!({
+            "name": out.name, "file": out.file, "version": out.version,
+            "capacityWarning": out.capacity_warning,
+        }));
+    }
+    print_text(&out.saved_text())
+}
+
+/// `pimem replace`.
+pub fn cmd_replace(ctx: &Context, args: ReplaceArgs) -> Result<()> {
+    if args.content.is_none() && args.description.is_none() && args.entry_type.is_none() {
+        bail!("nothing to replace: pass --content, --description or --type");
+    }
+    let out = ctx.store().replace(ReplaceRequest {
+        reference: args.name,
+        name: None,
+        description: args.description,
+        entry_type: parse_type(args.entry_type)?,
+        body: args.content.map(read_content).transpose()?,
+        expected_version: args.expect_version,
+    })?;
+    print_notices(&out.notices);
+    if ctx.json {
+        return print_json(&json!({
+            "name": out.name, "file": out.file, "version": out.version,
+            "capacityWarning": out.capacity_warning,
+        }));
+    }
+    print_text(&out.replaced_text())
+}
+
+/// `pimem remove`.
+pub fn cmd_remove(ctx: &Context, args: RemoveArgs) -> Result<()> {
+    let out = ctx
+        .store()
+        .remove(&args.name, args.expect_version.as_deref())?;
+    print_notices(&out.notices);
+    if ctx.json {
+        return print_json(&json!({ "name": out.name, "file": out.file }));
+    }
+    print_text(&out.text())
+}
+
+/// `pimem list`.
+pub fn cmd_list(ctx: &Context) -> Result<()> {
+    let entries = ctx.store().list()?;
+    if ctx.json {
+        return print_json(&Value::Array(
+            entries.iter().map(|e| entry_json(e)).collect(),
+        ));
+    }
+    print_text(&list_text(&entries, &mut VersionBook::default()))
+}
+
+/// `pimem search`.
+pub fn cmd_search(ctx: &Context, args: SearchArgs) -> Result<()> {
+    if args.sessions {
+        let agent_dir = ctx.agent_dir.as_deref().ok_or_else(|| {
+            anyhow!("cannot locate pi's sessions: set --agent-dir or PI_CODING_AGENT_DIR")
+        })?;
+        let sessions = ProjectSessions::for_agent_dir(
+            agent_dir,
+            &ctx.cwd,
+            SessionSearchOptions {
+                max_sessions: ctx.config.session_search.max_sessions,
+                max_matches: ctx.config.session_search.max_matches,
+                ..SessionSearchOptions::default()
+            },
+        );
+        let text = sessions
+            .search_sessions(&args.query)
+            .map_err(|e| anyhow!(e))?;
+        return print_text(&text);
+    }
+    let hits: Vec<Arc<StoredEntry>> = ctx.store().search(&args.query)?;
+    if ctx.json {
+        return print_json(&Value::Array(hits.iter().map(|e| entry_json(e)).collect()));
+    }
+    print_text(&search_text(&hits, &mut VersionBook::default()))
+}
+
+/// `pimem show`.
+pub fn cmd_show(ctx: &Context, args: ShowArgs) -> Result<()> {
+    let entry = ctx
+        .store()
+        .read(&args.name)?
+        .ok_or_else(|| anyhow!("Entry \"{}\" not found", args.name))?;
+    if ctx.json {
+        return print_json(&entry_json(&entry));
+    }
+    print_text(&memory_index::search_block(
+        &entry.meta,
+        &entry.file,
+        &entry.body,
+    ))
+}
+
+/// `pimem rename`.
+pub fn cmd_rename(ctx: &Context, args: RenameArgs) -> Result<()> {
+    let old = ctx
+        .store()
+        .read(&args.name)?
+        .map(|e| e.meta.name.clone())
+        .unwrap_or_else(|| args.name.clone());
+    let out = ctx
+        .store()
+        .rename(&args.name, &args.new_name, args.expect_version.as_deref())?;
+    print_notices(&out.notices);
+    if ctx.json {
+        return print_json(&json!({
+            "oldName": old, "name": out.name, "file": out.file, "version": out.version,
+        }));
+    }
+    print_text(&out.renamed_text(&old))
+}
+
+/// `pimem rebuild-index`.
+pub fn cmd_rebuild_index(ctx: &Context) -> Result<()> {
+    let out = ctx.store().rebuild_index()?;
+    print_notices(&out.notices);
+    if ctx.json {
+        return print_json(&json!({
+            "entries": out.entries, "headerLines": out.header_lines,
+            "capacityWarning": out.capacity_warning,
+        }));
+    }
+    print_text(&out.text())
+}
+
+/// `pimem unlock` (PM-77): confirmation on a terminal, `--yes` for scripts.
+pub fn cmd_unlock(ctx: &Context, args: UnlockArgs) -> Result<()> {
+    let store = ctx.store();
+    let holder = match store.lock_state()? {
+        LockState::Free => return print_text("No lock present."),
+        LockState::Held(h) => Some(h),
+        LockState::Unreadable { .. } => None,
+    };
+    if !args.yes {
+        let question = match &holder {
+            Some(h) => format!(
+                "Remove the memory lock file? It is held by {}. Only do this if no memory operation is running.",
+                h.describe()
+            ),
+            None => "Remove the memory lock file? Only do this if no memory operation is running."
+                .to_owned(),
+        };
+        if !std::io::stdin().is_terminal() {
+            bail!("{question}\nrefusing without confirmation: rerun with --yes");
+        }
+        eprint!("{question} [y/N] ");
+        let mut answer = String::new();
+        std::io::stdin().read_line(&mut answer)?;
+        if !matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes") {
+            return Ok(());
+        }
+    }
+    match store.remove_lock() {
+        Ok(true) => print_text("Memory lock removed."),
+        Ok(false) => print_text("No lock present."),
+        Err(e) => bail!("Failed to remove memory lock: {e}"),
+    }
+}
+
+/// `pimem section`: the exact section value, byte for byte (no newline added).
+pub fn cmd_section(ctx: &Context) -> Result<()> {
+    let cfg = &ctx.config;
+    let section = ctx.store().index_section(
+        cfg.mem_index_inject_max_lines,
+        cfg.mem_index_inject_max_bytes,
+    )?;
+    if ctx.json {
+        return print_json(&json!({
+            "value": section.value, "lines": section.lines, "bytes": section.bytes,
+            "truncated": section.truncated,
+        }));
+    }
+    let mut out = std::io::stdout().lock();
+    out.write_all(section.value.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
