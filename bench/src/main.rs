@@ -5,11 +5,9 @@
 //! into BENCHMARKS.md together with the command that produced it.
 #![forbid(unsafe_code)]
 
-// The first group to use every helper removes this allow.
-#[allow(dead_code)]
-mod timing;
-
+mod keys;
 mod sessions;
+mod timing;
 
 use anyhow::{Result, bail};
 
@@ -17,7 +15,7 @@ use anyhow::{Result, bail};
 type Group = (&'static str, fn() -> Result<()>);
 
 /// Every group, in the order `cargo xtask bench` runs them with no arguments.
-const GROUPS: &[Group] = &[("sessions", sessions::run)];
+const GROUPS: &[Group] = &[("keys", keys::run), ("sessions", sessions::run)];
 
 fn main() -> Result<()> {
     let wanted: Vec<String> = std::env::args().skip(1).collect();
