@@ -12,6 +12,8 @@
 //!   [`replace_index_line`], [`remove_index_line`], plus [`rebuild_index`]) and its capacity;
 //! - the injection side: [`injection_window`], [`sanitize_for_injection`], the auto-surfacing
 //!   manifest, prompt, reply parser and `<relevant_memories>` block;
+//! - [`lexical`]: the BM25F ranker ([`LexicalIndex`]) and code-aware tokenizer behind the
+//!   model-free surfacing selector;
 //! - tool result texts and the `/memory` `Index:`/`Inject:` lines.
 //!
 //! The central types are [`EntryMeta`]/[`Entry`] (one memory) and [`IndexLine`] (its line in
@@ -85,6 +87,7 @@ mod entry;
 mod filename;
 mod index;
 mod js;
+pub mod lexical;
 mod sanitize;
 mod status;
 mod surfacing;
@@ -107,6 +110,7 @@ pub use index::{
     compare_modified_then_file, format_index_line, parse_index, parse_index_line, rebuild_index,
     remove_index_line, replace_index_line, split_lines, upsert_index_line,
 };
+pub use lexical::{LexicalDoc, LexicalHit, LexicalIndex};
 pub use sanitize::sanitize_for_injection;
 pub use status::{index_status_line, inject_status_line};
 pub use surfacing::{
