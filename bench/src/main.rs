@@ -7,6 +7,7 @@
 
 mod keys;
 mod sessions;
+mod store;
 mod timing;
 
 use anyhow::{Result, bail};
@@ -15,7 +16,11 @@ use anyhow::{Result, bail};
 type Group = (&'static str, fn() -> Result<()>);
 
 /// Every group, in the order `cargo xtask bench` runs them with no arguments.
-const GROUPS: &[Group] = &[("keys", keys::run), ("sessions", sessions::run)];
+const GROUPS: &[Group] = &[
+    ("keys", keys::run),
+    ("sessions", sessions::run),
+    ("store", store::run),
+];
 
 fn main() -> Result<()> {
     let wanted: Vec<String> = std::env::args().skip(1).collect();

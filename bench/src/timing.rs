@@ -35,6 +35,28 @@ pub fn measure<T>(samples: usize, mut f: impl FnMut() -> T) -> Stats {
     }
 }
 
+/// Summarises durations collected by the caller (e.g. interleaved with a baseline).
+pub fn stats_of(mut times: Vec<Duration>) -> Stats {
+    times.sort();
+    if times.is_empty() {
+        times.push(Duration::ZERO);
+    }
+    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+    Stats {
+        median: at(0.5),
+        p10: at(0.1),
+        p90: at(0.9),
+        samples: times.len(),
+    }
+}
+
+/// Times one call.
+pub fn time<T>(f: impl FnOnce() -> T) -> (T, Duration) {
+    let t = Instant::now();
+    let out = std::hint::black_box(f());
+    (out, t.elapsed())
+}
+
 /// Formats a duration with a unit that keeps three significant digits readable.
 pub fn fmt(d: Duration) -> String {
     let ns = d.as_nanos();

@@ -257,21 +257,65 @@ struct Stamp {
 }
 
 impl Stamp {
-    fn of(m: &fs::Metadata) -> Self {
-        use std::os::unix::fs::MetadataExt;
+    // The field types of `struct stat` differ between targets; the casts are no-ops here.
+    #[allow(clippy::unnecessary_cast)]
+    fn of(st: &rustix::fs::Stat) -> Self {
         Stamp {
-            dev: m.dev(),
-            ino: m.ino(),
-            len: m.len(),
-            mtime: (m.mtime(), m.mtime_nsec()),
-            ctime: (m.ctime(), m.ctime_nsec()),
+            dev: st.st_dev as u64,
+            ino: st.st_ino as u64,
+            len: st.st_size as u64,
+            mtime: (st.st_mtime as i64, st.st_mtime_nsec as i64),
+            ctime: (st.st_ctime as i64, st.st_ctime_nsec as i64),
         }
     }
+}
+
+/// Directories with more candidate files than this are stat'ed by two threads.
+const PARALLEL_STAT_THRESHOLD: usize = 512;
+
+/// `lstat`s every name relative to the open directory: `Some(stamp)` for regular files,
+/// `None` for anything else (symlinks are never followed) or names that vanished.
+fn stat_all(dir: &rustix::fd::OwnedFd, names: &[String]) -> Vec<Option<Stamp>> {
+    use rustix::fs::{AtFlags, FileType, statat};
+    let one = |name: &String| {
+        statat(dir, name.as_str(), AtFlags::SYMLINK_NOFOLLOW)
+            .ok()
+            .filter(|st| FileType::from_raw_mode(st.st_mode) == FileType::RegularFile)
+            .map(|st| Stamp::of(&st))
+    };
+    if names.len() <= PARALLEL_STAT_THRESHOLD {
+        return names.iter().map(one).collect();
+    }
+    let half = names.len() / 2;
+    std::thread::scope(|s| {
+        let first = s.spawn(|| names[..half].iter().map(one).collect::<Vec<_>>());
+        let mut second: Vec<Option<Stamp>> = names[half..].iter().map(one).collect();
+        match first.join() {
+            Ok(mut out) => {
+                out.append(&mut second);
+                out
+            }
+            // A panicking stat thread is impossible in practice; fall back to one thread.
+            Err(_) => names.iter().map(one).collect(),
+        }
+    })
 }
 
 struct CacheRow {
     stamp: Stamp,
     entry: Option<Arc<StoredEntry>>,
+    /// The scan that last saw this file (rows of vanished files are dropped).
+    generation: u64,
+}
+
+/// The mtime cache: one row per candidate file, plus the sorted listing of the last scan,
+/// reused as-is while no row changed (the warm path allocates no strings for sorting).
+#[derive(Default)]
+struct Cache {
+    rows: HashMap<String, CacheRow>,
+    generation: u64,
+    sorted: Vec<Arc<StoredEntry>>,
+    sorted_valid: bool,
 }
 
 /// One directory listing: the parseable entries (sorted by `(modified, file)`) and every name
@@ -297,7 +341,7 @@ const STANDALONE: Mode = Mode {
 pub struct Store {
     dir: PathBuf,
     opts: StoreOptions,
-    cache: Mutex<HashMap<String, CacheRow>>,
+    cache: Mutex<Cache>,
 }
 
 impl std::fmt::Debug for Store {
@@ -313,7 +357,7 @@ impl Store {
         Store {
             dir: dir.into(),
             opts,
-            cache: Mutex::new(HashMap::new()),
+            cache: Mutex::new(Cache::default()),
         }
     }
 
@@ -331,87 +375,125 @@ impl Store {
         self.dir.join(INDEX_FILE)
     }
 
-    fn cache(&self) -> MutexGuard<'_, HashMap<String, CacheRow>> {
+    fn cache(&self) -> MutexGuard<'_, Cache> {
         // A panic while holding the cache leaves it merely stale; recover the data.
         self.cache.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     fn invalidate(&self, file: &str) {
-        self.cache().remove(file);
+        let mut cache = self.cache();
+        cache.rows.remove(file);
+        cache.sorted_valid = false;
     }
 
     // ---------------------------------------------------------------- reads
 
-    fn scan(&self) -> Result<Scan, StoreError> {
-        let read_dir = match fs::read_dir(&self.dir) {
-            Ok(rd) => rd,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                self.cache().clear();
+    /// Lists the directory through the cache. `with_names` also collects every directory
+    /// entry's name (writes need them to pick free file names; reads do not pay for it).
+    fn scan_with(&self, with_names: bool) -> Result<Scan, StoreError> {
+        use rustix::fs::{Dir, FileType, Mode, OFlags};
+        let list_err = |e: io::Error| StoreError::io("listing", &self.dir, e);
+        let fd = match rustix::fs::open(
+            &self.dir,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        ) {
+            Ok(fd) => fd,
+            Err(rustix::io::Errno::NOENT) => {
+                *self.cache() = Cache::default();
                 return Ok(Scan {
                     entries: Vec::new(),
                     names: HashSet::new(),
                 });
             }
-            Err(e) => return Err(StoreError::io("listing", &self.dir, e)),
+            Err(e) => return Err(list_err(e.into())),
         };
+        let mut dir = Dir::read_from(&fd).map_err(|e| list_err(e.into()))?;
         let mut names = HashSet::new();
-        let mut candidates = Vec::new();
-        for dirent in read_dir {
-            let dirent = dirent.map_err(|e| StoreError::io("listing", &self.dir, e))?;
-            let Ok(name) = dirent.file_name().into_string() else {
+        let mut candidates: Vec<String> = Vec::new();
+        while let Some(dirent) = dir.read() {
+            let dirent = dirent.map_err(|e| list_err(e.into()))?;
+            let Ok(name) = dirent.file_name().to_str() else {
                 continue; // not UTF-8: never an entry, never a name we would derive
             };
-            names.insert(name.clone());
-            if !is_entry_candidate(&name) {
+            if name == "." || name == ".." {
                 continue;
             }
-            // DirEntry::metadata does not follow symlinks: a planted symlink is skipped.
-            let Ok(meta) = dirent.metadata() else {
-                continue; // vanished meanwhile
-            };
-            if meta.file_type().is_file() {
-                candidates.push((name, Stamp::of(&meta)));
+            // d_type lets us skip directories, symlinks and FIFOs without a stat.
+            let maybe_file = matches!(
+                dirent.file_type(),
+                FileType::RegularFile | FileType::Unknown
+            );
+            if maybe_file && is_entry_candidate(name) {
+                candidates.push(name.to_owned());
+            }
+            if with_names {
+                names.insert(name.to_owned());
             }
         }
+        let stamps = stat_all(&fd, &candidates);
         let mut cache = self.cache();
-        let mut entries = Vec::with_capacity(candidates.len());
-        let mut seen = HashSet::with_capacity(candidates.len());
-        for (name, stamp) in candidates {
-            let fresh = cache.get(&name).filter(|row| row.stamp == stamp);
-            let entry = match fresh {
-                Some(row) => row.entry.clone(),
-                None => {
+        let cache = &mut *cache;
+        cache.generation = cache.generation.wrapping_add(1);
+        let generation = cache.generation;
+        let mut changed = !cache.sorted_valid;
+        let mut present = 0usize;
+        for (name, stamp) in candidates.into_iter().zip(stamps) {
+            let Some(stamp) = stamp else {
+                continue; // not a regular file, or vanished meanwhile
+            };
+            present += 1;
+            match cache.rows.get_mut(&name) {
+                Some(row) if row.stamp == stamp => row.generation = generation,
+                _ => {
                     let entry = read_entry_file(&self.dir.join(&name), &name).map(Arc::new);
-                    cache.insert(
-                        name.clone(),
+                    cache.rows.insert(
+                        name,
                         CacheRow {
                             stamp,
-                            entry: entry.clone(),
+                            entry,
+                            generation,
                         },
                     );
-                    entry
+                    changed = true;
                 }
-            };
-            seen.insert(name);
-            entries.extend(entry);
+            }
         }
-        cache.retain(|k, _| seen.contains(k));
-        drop(cache);
-        entries.sort_by(|a, b| {
-            (a.meta.modified.as_str(), a.file.as_str())
-                .cmp(&(b.meta.modified.as_str(), b.file.as_str()))
-        });
-        Ok(Scan { entries, names })
+        if cache.rows.len() != present {
+            cache.rows.retain(|_, row| row.generation == generation);
+            changed = true;
+        }
+        if changed {
+            let mut entries: Vec<Arc<StoredEntry>> = cache
+                .rows
+                .values()
+                .filter_map(|r| r.entry.clone())
+                .collect();
+            entries.sort_by(|a, b| {
+                (a.meta.modified.as_str(), a.file.as_str())
+                    .cmp(&(b.meta.modified.as_str(), b.file.as_str()))
+            });
+            cache.sorted = entries;
+            cache.sorted_valid = true;
+        }
+        Ok(Scan {
+            entries: cache.sorted.clone(),
+            names,
+        })
+    }
+
+    fn scan(&self) -> Result<Scan, StoreError> {
+        self.scan_with(true)
     }
 
     /// Every parseable entry, ordered by `(modified, file)` ascending (PM-39).
     pub fn list(&self) -> Result<Vec<Arc<StoredEntry>>, StoreError> {
-        Ok(self.scan()?.entries)
+        Ok(self.scan_with(false)?.entries)
     }
 
     /// The entry with this file name, else this exact name (PM-36).
     pub fn read(&self, reference: &str) -> Result<Option<Arc<StoredEntry>>, StoreError> {
-        Ok(lookup(&self.scan()?.entries, reference).cloned())
+        Ok(lookup(&self.scan_with(false)?.entries, reference).cloned())
     }
 
     /// Entries whose name, description or body contains `query`, case-insensitively (PM-40).
@@ -422,7 +504,7 @@ impl Store {
             ));
         }
         Ok(self
-            .scan()?
+            .scan_with(false)?
             .entries
             .into_iter()
             .filter(|e| memory_index::matches_query(&e.meta, &e.body, query))

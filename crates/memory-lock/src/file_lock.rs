@@ -320,6 +320,8 @@ pub enum FileLockError {
 #[derive(Debug)]
 pub struct FileLockGuard {
     file: Option<File>,
+    /// Whether `file` is a dup of this process's reusable record file (see [`enable_lock_slots`]).
+    slot: bool,
     path: PathBuf,
     holder: Holder,
     dev: u64,
@@ -350,6 +352,14 @@ impl FileLockGuard {
     }
 
     fn release_inner(&mut self) -> io::Result<()> {
+        let result = self.unlink_if_ours();
+        if std::mem::take(&mut self.slot) {
+            free_slot(&self.path);
+        }
+        result
+    }
+
+    fn unlink_if_ours(&mut self) -> io::Result<()> {
         let Some(mut file) = self.file.take() else {
             return Ok(());
         };
@@ -429,6 +439,11 @@ pub fn remove_lock(dir: &Path) -> io::Result<bool> {
 // by other implementations still follow PM-47. File systems without hard links fall back
 // to `open(wx)` then write.
 fn try_create(path: &Path, holder: &Holder) -> io::Result<Option<FileLockGuard>> {
+    match try_create_from_slot(path, holder)? {
+        SlotAttempt::Taken(guard) => return Ok(Some(*guard)),
+        SlotAttempt::Contended => return Ok(None),
+        SlotAttempt::Unavailable => {}
+    }
     let temp = crate::durable::temp_path_for(path);
     let mut file = retry_transient(|| {
         OpenOptions::new()
@@ -447,8 +462,10 @@ fn try_create(path: &Path, holder: &Holder) -> io::Result<Option<FileLockGuard>>
             ),
             TryLockError::Error(err) => err,
         })?;
+        // No fsync: a record only matters while its process lives. A power cut kills the
+        // holder anyway; the file it may leave (with or without its record) is then cleared
+        // by reclaim or, if its pid was reused after the reboot, by `/memory unlock`.
         file.write_all(holder.to_json().as_bytes())?;
-        file.sync_all()?;
         file.metadata()
     })();
     let meta = match prepared {
@@ -468,12 +485,142 @@ fn try_create(path: &Path, holder: &Holder) -> io::Result<Option<FileLockGuard>>
     }
     Ok(Some(FileLockGuard {
         file: Some(file),
+        slot: false,
         path: path.to_path_buf(),
         holder: holder.clone(),
         dev: meta.dev(),
         ino: meta.ino(),
         reclaimed: None,
     }))
+}
+
+/// Reusable record files, one per lock path, for long-lived processes.
+struct Slot {
+    /// The private record file; its kernel lock is held for the life of the process.
+    file: File,
+    path: PathBuf,
+    dev: u64,
+    ino: u64,
+    in_use: bool,
+}
+
+static SLOTS_ENABLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static SLOTS: std::sync::Mutex<Vec<(PathBuf, Slot)>> = std::sync::Mutex::new(Vec::new());
+
+fn slots() -> std::sync::MutexGuard<'static, Vec<(PathBuf, Slot)>> {
+    SLOTS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Makes this process keep one private record file per lock path and hard-link it to
+/// `.lock` on every acquisition, instead of creating (and deleting) a fresh inode each time.
+///
+/// For long-lived processes (the pi sidecar): inode creation dominates a write's cost on
+/// ext4, and this removes one of the three per write. The record files are dot-prefixed
+/// temp files (`.lock.<pid>.<n>.tmp`), kernel-locked for the life of the process, so other
+/// processes treat a `.lock` linked to one as live. Call [`release_lock_slots`] before exit;
+/// after a crash they are removed by [`clean_stale_temps`](crate::clean_stale_temps).
+pub fn enable_lock_slots() {
+    SLOTS_ENABLED.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Deletes the record files kept by [`enable_lock_slots`] (those not holding a lock now) and
+/// stops keeping new ones.
+pub fn release_lock_slots() {
+    SLOTS_ENABLED.store(false, std::sync::atomic::Ordering::SeqCst);
+    let mut slots = slots();
+    slots.retain(|(_, slot)| {
+        if slot.in_use {
+            return true;
+        }
+        let _ = fs::remove_file(&slot.path);
+        false
+    });
+}
+
+enum SlotAttempt {
+    Taken(Box<FileLockGuard>),
+    Contended,
+    Unavailable,
+}
+
+fn try_create_from_slot(path: &Path, holder: &Holder) -> io::Result<SlotAttempt> {
+    use std::os::unix::fs::FileExt;
+    if !SLOTS_ENABLED.load(std::sync::atomic::Ordering::SeqCst) {
+        return Ok(SlotAttempt::Unavailable);
+    }
+    let mut slots = slots();
+    let index = match slots.iter().position(|(p, _)| p == path) {
+        Some(i) if slots[i].1.in_use => return Ok(SlotAttempt::Unavailable),
+        Some(i) => i,
+        None => {
+            let temp = crate::durable::temp_path_for(path);
+            let file = retry_transient(|| {
+                OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create_new(true)
+                    .mode(FILE_MODE)
+                    .open(&temp)
+            })?;
+            if file.try_lock().is_err() {
+                let _ = fs::remove_file(&temp);
+                return Ok(SlotAttempt::Unavailable);
+            }
+            let meta = file.metadata()?;
+            slots.push((
+                path.to_path_buf(),
+                Slot {
+                    file,
+                    path: temp,
+                    dev: meta.dev(),
+                    ino: meta.ino(),
+                    in_use: false,
+                },
+            ));
+            slots.len() - 1
+        }
+    };
+    let slot = &mut slots[index].1;
+    let record = holder.to_json();
+    slot.file.set_len(0)?;
+    slot.file.write_all_at(record.as_bytes(), 0)?;
+    match retry_transient(|| fs::hard_link(&slot.path, path)) {
+        Ok(()) => {}
+        Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
+            return Ok(SlotAttempt::Contended);
+        }
+        Err(_) => {
+            // The record file vanished (someone tidied dot files) or links are unsupported:
+            // forget the slot and let the caller use a fresh file.
+            let (_, slot) = slots.remove(index);
+            let _ = fs::remove_file(&slot.path);
+            return Ok(SlotAttempt::Unavailable);
+        }
+    }
+    let file = match slot.file.try_clone() {
+        Ok(file) => file,
+        Err(err) => {
+            let _ = fs::remove_file(path);
+            return Err(err);
+        }
+    };
+    slot.in_use = true;
+    Ok(SlotAttempt::Taken(Box::new(FileLockGuard {
+        file: Some(file),
+        slot: true,
+        path: path.to_path_buf(),
+        holder: holder.clone(),
+        dev: slot.dev,
+        ino: slot.ino,
+        reclaimed: None,
+    })))
+}
+
+fn free_slot(path: &Path) {
+    let mut slots = slots();
+    if let Some((_, slot)) = slots.iter_mut().find(|(p, _)| p == path) {
+        slot.in_use = false;
+    }
 }
 
 /// Whether `link(2)` failed because the file system has no hard links.
@@ -534,6 +681,7 @@ fn try_create_in_place(path: &Path, holder: &Holder) -> io::Result<Option<FileLo
     }
     Ok(Some(FileLockGuard {
         file: Some(file),
+        slot: false,
         path: path.to_path_buf(),
         holder: holder.clone(),
         dev,

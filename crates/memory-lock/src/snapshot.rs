@@ -6,9 +6,21 @@
 //! After each snapshot the newest `keep` directories by name are kept; `migrate-*`
 //! directories (whole-directory snapshots of a 1.x migration) are never pruned.
 //!
-//! Everything is created private (directories 0700, copies 0600) and `fsync`ed before the
-//! function returns, so a write that follows a successful snapshot can always be rolled
-//! back. Any failure is an error: the caller must then abort its write (PM-53, fail-closed).
+//! Snapshots **hard-link** the current files instead of copying them. Every write of this
+//! workspace replaces a file by `rename` (a new inode), so the linked inode is never written
+//! again: the snapshot keeps the old bytes at the cost of a directory entry, and no data is
+//! copied or synced (this is what keeps a write within 2x of its raw atomic writes). Where
+//! hard links are impossible (another file system, `EPERM`), the file is copied to a private
+//! 0600 file and `fsync`ed instead. Directories are created private (0700).
+//!
+//! Durability: a rollback point survives any process crash. After a power cut the memory
+//! files themselves are intact (they are written with fsync + rename), but the newest
+//! snapshot's directory entries may be missing, since they are not `fsync`ed. A file that a
+//! write snapshots but then leaves unchanged (e.g. `MEMORY.md` of a `remove` whose entry
+//! had no index line) shares its inode with the live file: a later in-place edit by another
+//! tool shows in both — harmless for rolling back that write, which did not change it.
+//!
+//! Any failure is an error: the caller must then abort its write (PM-53, fail-closed).
 
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, DirBuilder, File};
@@ -140,17 +152,23 @@ fn snapshot_names(
         source,
     })?;
     let snap = unique_dir(&root, &format!("{}-{label}", snapshot_stamp(now)))?;
-    if let Err(err) = copy_all(dir, &snap, files) {
-        // Best effort: do not leave a partial rollback point behind.
-        let _ = fs::remove_dir_all(&snap);
-        return Err(err);
-    }
-    let sync_err = |source| SnapshotError::Sync {
-        path: snap.clone(),
-        source,
+    let copied = match copy_all(dir, &snap, files) {
+        Ok(copied) => copied,
+        Err(err) => {
+            // Best effort: do not leave a partial rollback point behind.
+            let _ = fs::remove_dir_all(&snap);
+            return Err(err);
+        }
     };
-    retry_transient(|| sync_dir(&snap)).map_err(sync_err)?;
-    retry_transient(|| sync_dir(&root)).map_err(sync_err)?;
+    if copied {
+        // Copies (not links) carry data of their own: make the rollback point durable.
+        let sync_err = |source| SnapshotError::Sync {
+            path: snap.clone(),
+            source,
+        };
+        retry_transient(|| sync_dir(&snap)).map_err(sync_err)?;
+        retry_transient(|| sync_dir(&root)).map_err(sync_err)?;
+    }
     prune_snapshots(dir, keep).map_err(|source| SnapshotError::Prune { path: root, source })?;
     Ok(snap)
 }
@@ -179,7 +197,9 @@ fn unique_dir(root: &Path, base: &str) -> Result<PathBuf, SnapshotError> {
     })
 }
 
-fn copy_all(dir: &Path, snap: &Path, files: &[&OsStr]) -> Result<(), SnapshotError> {
+/// Links (or copies) every file into `snap`; returns whether any file had to be copied.
+fn copy_all(dir: &Path, snap: &Path, files: &[&OsStr]) -> Result<bool, SnapshotError> {
+    let mut copied = false;
     for file in files {
         let from = dir.join(file);
         // Flat, by basename; a path without one (`..`, empty) names no file to copy.
@@ -187,22 +207,45 @@ fn copy_all(dir: &Path, snap: &Path, files: &[&OsStr]) -> Result<(), SnapshotErr
             continue;
         };
         let to = snap.join(name);
-        copy_private(&from, &to).map_err(|source| SnapshotError::Copy { from, to, source })?;
+        match link_or_copy(&from, &to) {
+            Ok(Kept::Copied) => copied = true,
+            Ok(Kept::Linked | Kept::Missing) => {}
+            Err(source) => return Err(SnapshotError::Copy { from, to, source }),
+        }
     }
-    Ok(())
+    Ok(copied)
 }
 
-/// Copies `from` to a new 0600 file `to` and `fsync`s it; `Ok(false)` if `from` is missing.
-fn copy_private(from: &Path, to: &Path) -> io::Result<bool> {
+enum Kept {
+    Linked,
+    Copied,
+    Missing,
+}
+
+/// Hard-links the regular file `from` as `to`, or copies it into a new 0600 file and
+/// `fsync`s it where links are impossible. Missing files and anything that is not a regular
+/// file (symlinks are never followed) are skipped.
+fn link_or_copy(from: &Path, to: &Path) -> io::Result<Kept> {
+    match fs::symlink_metadata(from) {
+        Ok(meta) if meta.file_type().is_file() => {}
+        Ok(_) => return Ok(Kept::Missing),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Kept::Missing),
+        Err(err) => return Err(err),
+    }
+    match retry_transient(|| fs::hard_link(from, to)) {
+        Ok(()) => return Ok(Kept::Linked),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Kept::Missing),
+        Err(_) => {} // EPERM, EXDEV, EMLINK, no hard links: copy instead
+    }
     let mut source = match retry_transient(|| File::open(from)) {
         Ok(file) => file,
-        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Kept::Missing),
         Err(err) => return Err(err),
     };
     let mut target = retry_transient(|| create_private(to))?;
     io::copy(&mut source, &mut target)?;
     target.sync_all()?;
-    Ok(true)
+    Ok(Kept::Copied)
 }
 
 /// Keeps the newest `keep` snapshot directories of `<dir>/.backups` by name order and

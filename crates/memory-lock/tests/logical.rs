@@ -69,13 +69,17 @@ fn m9_try_lock_never_waits_and_never_runs_when_held_or_queued() {
     assert!(try_lock_logical(&dir).is_none());
     let waiter = std::thread::spawn({
         let dir = dir.clone();
-        move || lock_logical(&dir, LONG).map(|guard| guard.dir().to_path_buf())
+        // The waiter keeps its guard until joined, so the lock is queued or held below.
+        move || lock_logical(&dir, LONG)
     });
     wait_for_queue(&dir, 1);
     drop(held);
     // Free, but somebody is queued or holding: still no.
     assert!(try_lock_logical(&dir).is_none());
-    assert_eq!(waiter.join().unwrap().unwrap(), dir);
+    let guard = waiter.join().unwrap().unwrap();
+    assert_eq!(guard.dir(), dir);
+    assert!(try_lock_logical(&dir).is_none());
+    drop(guard);
     assert!(try_lock_logical(&dir).is_some());
 }
 

@@ -10,6 +10,9 @@
 //!   `reclaimed` for each acquisition that reclaimed a dead holder.
 //! - `write <path> <size>`: forever: atomically write `size` bytes of `a`, then of `b`, …;
 //!   prints `wrote` after the first completed write.
+//!
+//! With `MEMORY_LOCK_SLOTS=1` in the environment the process reuses its lock record file
+//! (`memory_lock::enable_lock_slots`).
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
@@ -116,6 +119,9 @@ fn run(args: &[String]) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 fn main() -> ExitCode {
+    if std::env::var_os("MEMORY_LOCK_SLOTS").is_some() {
+        memory_lock::enable_lock_slots();
+    }
     let args: Vec<String> = std::env::args().collect();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
