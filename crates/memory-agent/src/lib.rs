@@ -12,7 +12,21 @@
 //!   confirmation on decoded text; skipping a line is provably safe, so results equal a full
 //!   parse.
 //!
-//! Surfacing, extraction, dream and nudge (the `Model` trait) are not built yet.
+//! - The model-driven tasks, reaching a model only through [`Model`] (a blocking chat
+//!   completion with tools, a deadline and a cancellation flag):
+//!   - [`agent`]: the headless agent loop ([`run_agent`]): every tool call runs natively
+//!     through `memory_core::tool::execute`, so the texts a model sees are the main agent's;
+//!     turn limit with pi-memory's grace turn, one wall-clock deadline for the run.
+//!   - [`extract`]: per-turn extraction ([`run_extract`], PM-65..68): pi messages → the
+//!     exact PM-66 rendering (UTF-16 units like JavaScript, never splitting a character) →
+//!     the task prompt; never waits for the lock (a dream round means the turn is skipped).
+//!   - [`dream`]: `/dream` ([`run_dream`], PM-69): whole-round lock, one `-dream` snapshot,
+//!     four phases, seven actions. Key decision: the entries listed in its prompt seed the
+//!     compare-and-swap versions, so a memory another process changes during the dream is
+//!     never overwritten (the model gets `Memory conflict: stale version`).
+//!   - [`nudge`]: the session-start nudge ([`should_nudge`], PM-70), both thresholds (AND).
+//!   - `http` (feature `http`, TLS with `http-tls`): an OpenAI-compatible [`Model`].
+//!   - `testing` (feature `testing`): `ScriptedModel`, a scripted fake for tests.
 //!
 //! # Example
 //! ```
@@ -39,15 +53,33 @@
 //! ```
 //!
 //! # Limitations
-//! - Only session search exists; the rest of the orchestration is still to come.
+//! - The dream's prompt is written from pi-memory's README (its 2.x source was not
+//!   available); extraction's prompt and rendering follow the 2.x source exactly, except
+//!   that tool-call argument keys are rendered in sorted order (see [`extract`]).
+//! - Cancellation is cooperative: it is checked between model calls and tool calls, and a
+//!   blocking HTTP request is bounded by the deadline, not interrupted.
 //! - Session search limitations (activity time, JSON escaping, JSON-key queries) are listed
 //!   in [`sessions`].
 #![forbid(unsafe_code)]
 
+pub mod agent;
+pub mod dream;
+pub mod extract;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod model;
+pub mod nudge;
 pub mod sessions;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
+pub use agent::{AgentError, AgentRun, AgentSpec, ToolCallRecord, run_agent};
+pub use dream::{DreamOutcome, dream_failed_text, run_dream};
+pub use extract::{ExtractOutcome, SkipReason, extract_failed_text, extracted_text, run_extract};
+#[cfg(feature = "http")]
+pub use http::HttpModel;
 pub use model::{
     CancelToken, Completion, CompletionRequest, Message, Model, ModelError, StopReason, ToolCall,
     ToolDef,
 };
+pub use nudge::{Nudge, count_sessions, should_nudge};

@@ -1,0 +1,609 @@
+//! Per-turn memory extraction (PM-65..PM-68).
+//!
+//! After a run, a headless agent gets a structured rendering of the whole turn — every user
+//! message in full, assistant text and tool calls, tool results with error flags — and may
+//! persist what is worth remembering through the five main memory actions.
+//!
+//! Pipeline: pi `AgentMessage` JSON → [`TranscriptMessage`] ([`transcript_from_agent_messages`])
+//! → the rendering of PM-66 / VECTORS R ([`render_conversation`]) → the task prompt
+//! ([`build_extract_task`]) → [`run_extract`]: `Store::try_begin_round` (never waits: while a
+//! dream holds the round the turn is [`ExtractOutcome::Skipped`], not queued), the agent loop
+//! with `MAIN_ACTIONS`, 5 turns + the grace turn, 120 s. Writes keep their per-write
+//! snapshots (no whole-directory snapshot for an extraction round).
+//!
+//! ```
+//! use memory_agent::testing::{ScriptedModel, memory_call, text};
+//! use memory_agent::{CancelToken, Message, run_extract};
+//! use memory_core::{Config, Store, StoreOptions};
+//! use serde_json::json;
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let store = Store::new(dir.path().join("proj"), StoreOptions::default());
+//! let mut cfg = Config::default();
+//! cfg.defaults.model = Some("provider/model".into());
+//! let model = ScriptedModel::new([
+//!     memory_call(json!({"action": "add", "name": "Staging SSH port",
+//!         "description": "staging SSH listens on 2222, not 22",
+//!         "content": "staging SSH listens on 2222, not 22."})),
+//!     text("Added 1 memory."),
+//! ]);
+//! let turn = [
+//!     json!({"role": "user", "content": "Staging SSH is on 2222, not 22."}),
+//!     json!({"role": "assistant", "content": [{"type": "text", "text": "Noted."}]}),
+//! ];
+//! let out = run_extract(&store, &model, &cfg, &turn, &[], None, &CancelToken::new())?;
+//! assert_eq!(out.notification().as_deref(), Some("Extracted 1 memory."));
+//! let Message::User { content: task } = &model.requests()[0].messages[0] else { panic!() };
+//! assert!(task.ends_with(
+//!     "=== Conversation ===\n[1] user: Staging SSH is on 2222, not 22.\n[2] assistant: Noted."
+//! ));
+//! assert!(dir.path().join("proj/Staging-SSH-port.md").exists());
+//! # Ok(()) }
+//! ```
+//!
+//! # Character units
+//! Decision (VECTORS §Z 8): every limit here (`maxAssistantChars` 2000,
+//! `maxToolResultChars` 500, the 120-character tool-argument cut, `maxContextTokens`×4) counts
+//! UTF-16 code units, as JavaScript's `length`/`slice` do, so cuts land where pi-memory's do
+//! for all text. A cut is never made inside a character: where JavaScript would split a
+//! surrogate pair, the astral character is left out whole (the kept part is one unit shorter)
+//! and the `K chars omitted` count is the exact number of units left out.
+//!
+//! # Budget
+//! Decision (VECTORS §Z 10): like the code (not the README's "user messages are dropped
+//! last"), the whole rendering is middle-cut to `maxContextTokens×4` units; user lines are
+//! only protected from the per-message cuts.
+
+use std::time::Duration;
+
+use memory_core::config::ExtractConfig;
+use memory_core::tool::{MAIN_ACTIONS, SessionSearch, Target, VersionBook};
+use memory_core::{Config, Store, Task};
+use serde_json::Value;
+
+use crate::agent::{AgentError, AgentRun, AgentSpec, run_agent};
+use crate::model::{CancelToken, Model};
+
+/// Turns before the grace turn (PM-65).
+pub const EXTRACT_MAX_TURNS: usize = 5;
+/// Wall-clock limit of one extraction (PM-65).
+pub const EXTRACT_TIMEOUT: Duration = Duration::from_secs(120);
+/// The cut applied to a tool call's JSON arguments (units).
+pub const TOOL_ARGS_MAX_CHARS: usize = 120;
+
+/// The system prompt of the extraction agent.
+///
+/// Decision: pi-memory ran the extractor with pi's own coding-agent system prompt, which
+/// describes file and shell tools this agent does not have; ours states the one tool and
+/// leaves every instruction to the task prompt.
+pub const EXTRACT_SYSTEM_PROMPT: &str = "You are a headless memory agent. You run in the background after a turn of a coding session, with no user to talk to. Your only tool is `memory`, the project's persistent memory. Follow the task in the user message, then reply with one short line.";
+
+/// One message of a turn, reduced to what the extraction rendering shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TranscriptMessage {
+    /// A user message (also every unknown role that carries text).
+    User {
+        /// Its text; images are `[image]`.
+        text: String,
+    },
+    /// An assistant message with text, tool calls or both (never neither).
+    Assistant {
+        /// Its text blocks joined by `\n` (thinking excluded); may be empty.
+        text: String,
+        /// Its tool calls.
+        tool_calls: Vec<TranscriptToolCall>,
+    },
+    /// A tool result.
+    ToolResult {
+        /// Its text blocks joined by `\n`; images are `[image]`.
+        text: String,
+        /// The tool that produced it (kept for diagnostics, not rendered).
+        tool_name: Option<String>,
+        /// Whether the tool failed.
+        is_error: bool,
+    },
+}
+
+/// A tool call as rendered: name and JSON arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TranscriptToolCall {
+    /// Tool name.
+    pub name: String,
+    /// Arguments as `JSON.stringify` writes them.
+    pub args: String,
+}
+
+/// Rendering limits (`extractMemories.*`), in UTF-16 units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConversationLimits {
+    /// Per tool-result cut (0 = none).
+    pub max_tool_result_chars: usize,
+    /// Per assistant-text cut (0 = none).
+    pub max_assistant_chars: usize,
+    /// Whole-rendering budget in tokens (×4 units; 0 = none).
+    pub max_context_tokens: usize,
+}
+
+impl ConversationLimits {
+    /// The limits of an `extractMemories` configuration.
+    pub fn from_config(cfg: &ExtractConfig) -> Self {
+        ConversationLimits {
+            max_tool_result_chars: cfg.max_tool_result_chars,
+            max_assistant_chars: cfg.max_assistant_chars,
+            max_context_tokens: cfg.max_context_tokens,
+        }
+    }
+}
+
+impl Default for ConversationLimits {
+    fn default() -> Self {
+        ConversationLimits::from_config(&Config::default().extract_memories)
+    }
+}
+
+// ------------------------------------------------------------------ UTF-16 units
+
+fn units(s: &str) -> usize {
+    s.chars().map(char::len_utf16).sum()
+}
+
+/// The longest prefix of whole characters with at most `max` UTF-16 units.
+fn prefix_units(s: &str, max: usize) -> &str {
+    let mut used = 0;
+    for (i, c) in s.char_indices() {
+        used += c.len_utf16();
+        if used > max {
+            return &s[..i];
+        }
+    }
+    s
+}
+
+/// The longest suffix of whole characters with at most `max` UTF-16 units.
+fn suffix_units(s: &str, max: usize) -> &str {
+    let mut used = 0;
+    for (i, c) in s.char_indices().rev() {
+        used += c.len_utf16();
+        if used > max {
+            return &s[i + c.len_utf8()..];
+        }
+    }
+    s
+}
+
+/// Per-message cut: the first `max` units plus `\n[truncated: K chars omitted]`.
+fn clip(text: &str, max: usize) -> String {
+    let total = units(text);
+    if max == 0 || total <= max {
+        return text.to_owned();
+    }
+    let head = prefix_units(text, max);
+    format!("{head}\n[truncated: {} chars omitted]", total - units(head))
+}
+
+fn middle_marker(omitted: usize) -> String {
+    format!("\n[truncated: {omitted} chars omitted from the middle]\n")
+}
+
+/// Whole-rendering cut (VECTORS R7): keeps the head and the tail, reserving room for a
+/// marker with a six-digit count (51 units), head rounded up.
+fn clip_middle(text: &str, max: usize) -> String {
+    let total = units(text);
+    if max == 0 || total <= max {
+        return text.to_owned();
+    }
+    let budget = max.saturating_sub(units(&middle_marker(999_999)));
+    let head_max = budget.div_ceil(2);
+    let tail_max = budget - head_max;
+    let head = prefix_units(text, head_max);
+    let tail = suffix_units(text, tail_max);
+    let omitted = total - units(head) - units(tail);
+    format!("{head}{}{tail}", middle_marker(omitted))
+}
+
+// ------------------------------------------------------------------ pi messages
+
+/// `JSON.stringify` of a JSON value as JavaScript writes it: no whitespace, JavaScript number
+/// formatting (`1.0` → `1`, `1e21`, `1e-7`), the same string escapes. Object keys come in
+/// `serde_json`'s order (sorted), where JavaScript keeps insertion order.
+pub fn js_stringify(value: &Value) -> String {
+    let mut out = String::new();
+    write_js(value, &mut out);
+    out
+}
+
+fn write_js(value: &Value, out: &mut String) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) => out.push_str(&js_number(f)),
+            None => out.push_str(&n.to_string()),
+        },
+        Value::String(s) => out.push_str(&Value::String(s.clone()).to_string()),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_js(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (k, v)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(k.clone()).to_string());
+                out.push(':');
+                write_js(v, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// JavaScript's `Number.prototype.toString()` for a finite number (ECMA-262
+/// Number::toString with the shortest round-tripping digits, which Rust's `{:e}` gives).
+fn js_number(x: f64) -> String {
+    if !x.is_finite() {
+        return "null".to_owned(); // JSON.stringify writes NaN and ±Infinity as null
+    }
+    if x == 0.0 {
+        return "0".to_owned();
+    }
+    if x < 0.0 {
+        return format!("-{}", js_number(-x));
+    }
+    let sci = format!("{x:e}"); // "1.2345e3", "5e-7"
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let k = digits.len() as i64;
+    let n = exp.parse::<i64>().unwrap_or(0) + 1;
+    if k <= n && n <= 21 {
+        format!("{digits}{}", "0".repeat((n - k) as usize))
+    } else if 0 < n && n <= 21 {
+        let (int, frac) = digits.split_at(n as usize);
+        format!("{int}.{frac}")
+    } else if -6 < n && n <= 0 {
+        format!("0.{}{digits}", "0".repeat((-n) as usize))
+    } else {
+        let sign = if n - 1 < 0 { '-' } else { '+' };
+        let (first, rest) = digits.split_at(1);
+        let dot = if rest.is_empty() { "" } else { "." };
+        format!("{first}{dot}{rest}e{sign}{}", (n - 1).abs())
+    }
+}
+
+/// Text of a `content` field: a string as is; from an array, text blocks and `[image]` for
+/// image blocks, joined by `\n`; anything else empty.
+fn text_of(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => {
+            let parts: Vec<&str> = blocks
+                .iter()
+                .filter_map(|b| match b.get("type").and_then(Value::as_str) {
+                    Some("text") => b.get("text").and_then(Value::as_str),
+                    Some("image") => Some("[image]"),
+                    _ => None,
+                })
+                .collect();
+            parts.join("\n")
+        }
+        _ => String::new(),
+    }
+}
+
+fn tool_calls_of(content: Option<&Value>) -> Vec<TranscriptToolCall> {
+    let Some(Value::Array(blocks)) = content else {
+        return Vec::new();
+    };
+    blocks
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
+        .filter_map(|b| {
+            let name = b.get("name")?.as_str()?.to_owned();
+            let args = match b.get("arguments") {
+                None | Some(Value::Null) => "{}".to_owned(),
+                Some(v) => js_stringify(v),
+            };
+            Some(TranscriptToolCall { name, args })
+        })
+        .collect()
+}
+
+/// Converts pi `AgentMessage` JSON (pi-host.md §e) into transcript messages, in order.
+///
+/// - `user`: its text (images `[image]`); dropped when empty.
+/// - `assistant`: text blocks and `toolCall` blocks (thinking ignored); dropped when it has
+///   neither (VECTORS R8).
+/// - `toolResult`: always kept, `isError === true` marks an error.
+/// - any other role (`custom`, `bashExecution`, unknown ones; VECTORS R9): kept as a user
+///   message when its `content` has text, else when it has a string `output`; otherwise
+///   dropped (so `system` prompt patches with empty content, `branchSummary` and
+///   `compactionSummary` vanish, as in pi-memory). Non-objects are skipped.
+pub fn transcript_from_agent_messages(messages: &[Value]) -> Vec<TranscriptMessage> {
+    let mut out = Vec::new();
+    for m in messages {
+        if !m.is_object() {
+            continue;
+        }
+        let role = m.get("role").and_then(Value::as_str).unwrap_or("");
+        let content = m.get("content");
+        match role {
+            "user" => {
+                let text = text_of(content);
+                if !text.is_empty() {
+                    out.push(TranscriptMessage::User { text });
+                }
+            }
+            "assistant" => {
+                let text = text_of(content);
+                let tool_calls = tool_calls_of(content);
+                if !text.is_empty() || !tool_calls.is_empty() {
+                    out.push(TranscriptMessage::Assistant { text, tool_calls });
+                }
+            }
+            "toolResult" => out.push(TranscriptMessage::ToolResult {
+                text: text_of(content),
+                tool_name: m.get("toolName").and_then(Value::as_str).map(str::to_owned),
+                is_error: m.get("isError") == Some(&Value::Bool(true)),
+            }),
+            _ => {
+                let mut text = text_of(content);
+                if text.is_empty()
+                    && let Some(output) = m.get("output").and_then(Value::as_str)
+                {
+                    text = output.to_owned();
+                }
+                if !text.is_empty() {
+                    out.push(TranscriptMessage::User { text });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The structured rendering of PM-66, one line per message, numbered from 1:
+///
+/// ```text
+/// [1] user: <full text>
+/// [2] assistant: <text ≤ maxAssistantChars> | tool_call: <name>(<JSON args ≤ 120>)
+/// [3] tool_result: <≤ maxToolResultChars, "[error] " first on errors>
+/// ```
+///
+/// then the whole text middle-cut to `maxContextTokens×4` units (see the module docs).
+pub fn render_conversation(messages: &[TranscriptMessage], limits: &ConversationLimits) -> String {
+    let lines: Vec<String> = messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let n = i + 1;
+            match m {
+                TranscriptMessage::User { text } => format!("[{n}] user: {text}"),
+                TranscriptMessage::Assistant { text, tool_calls } => {
+                    let mut parts = Vec::with_capacity(tool_calls.len() + 1);
+                    if !text.is_empty() {
+                        parts.push(clip(text, limits.max_assistant_chars));
+                    }
+                    for call in tool_calls {
+                        parts.push(format!(
+                            "tool_call: {}({})",
+                            call.name,
+                            clip(&call.args, TOOL_ARGS_MAX_CHARS)
+                        ));
+                    }
+                    format!("[{n}] assistant: {}", parts.join(" | "))
+                }
+                TranscriptMessage::ToolResult { text, is_error, .. } => {
+                    let body = if *is_error {
+                        format!("[error] {text}")
+                    } else {
+                        text.clone()
+                    };
+                    format!(
+                        "[{n}] tool_result: {}",
+                        clip(&body, limits.max_tool_result_chars)
+                    )
+                }
+            }
+        })
+        .collect();
+    clip_middle(
+        &lines.join("\n"),
+        limits.max_context_tokens.saturating_mul(4),
+    )
+}
+
+/// The `<project_instructions path="…">…</project_instructions>` blocks (AGENTS.md and
+/// friends) of a system prompt, in order, each verbatim (PM-67). An unterminated block is
+/// ignored.
+pub fn agents_md_blocks(system_prompt: &str) -> Vec<String> {
+    const OPEN: &str = "<project_instructions path=\"";
+    const CLOSE: &str = "</project_instructions>";
+    let mut blocks = Vec::new();
+    let mut rest = system_prompt;
+    while let Some(start) = rest.find(OPEN) {
+        let from = &rest[start..];
+        let Some(end) = from.find(CLOSE) else { break };
+        blocks.push(from[..end + CLOSE.len()].to_owned());
+        rest = &from[end + CLOSE.len()..];
+    }
+    blocks
+}
+
+/// The extraction task (pi-memory 2.x `buildExtractTask`): instructions, then the
+/// `## AGENTS.md Rules` section only when there are blocks, then `=== Conversation ===` and
+/// the rendering.
+pub fn build_extract_task(
+    messages: &[TranscriptMessage],
+    agents_md_blocks: &[String],
+    limits: &ConversationLimits,
+) -> String {
+    let conversation = render_conversation(messages, limits);
+    let mut lines: Vec<&str> = vec![
+        "You are a memory extraction agent. Below is one full turn of a coding session: every user message, every assistant reply, every tool call and every tool result. Decide what is worth remembering for FUTURE sessions and persist it.",
+        "",
+        "## Tools",
+        "Your ONLY tool is `memory`. You have no read, write, edit, ls or bash access.",
+        "memory(action=\"list\") — every stored memory: name, type, modified, description, file.",
+        "memory(action=\"search\", query=\"…\") — full-text search; returns the whole body of each match.",
+        "memory(action=\"add\", name, description, type, content) — create a memory, or overwrite the one whose name matches exactly.",
+        "memory(action=\"replace\", name, description, type, content) — rewrite an existing memory.",
+        "",
+        "## Storage model",
+        "- One memory = one file, and MEMORY.md holds exactly one index line per memory.",
+        "- `content` IS the memory: write the fact itself, not a pointer to it.",
+        "- `name` must be unique and human-readable. Adding a name that already exists overwrites that memory instead of duplicating it.",
+        "- `description` is required in practice: it is the only text a future session sees when deciding relevance, so it must be self-contained (what, where, which value). Bad: \"Debugging tips\". Good: \"staging SSH listens on 2222, not 22\".",
+        "- `type` is one of user / feedback / project / reference (default feedback).",
+        "",
+        "## Workflow",
+        "1. Read the conversation below. Note the corrections the user made, the rules they stated, and the facts that were hard to discover.",
+        "2. Call memory(action=\"list\") or memory(action=\"search\") to check whether the fact is already stored.",
+        "3. Already stored but wrong or incomplete → replace that exact name. New → add. Already stored correctly → do nothing.",
+        "4. Persist at most a handful of memories per turn. When in doubt, skip it.",
+        "",
+        "## What to Remember",
+        "- Process rules: \"Always do X\" / \"Never do Y\" directives, workflow discipline, reporting standards, self-check habits — treat these as seriously as technical facts",
+        "- User preferences: coding style, tool choices, naming conventions, workflow habits",
+        "- Project conventions: architecture decisions, file organization, tech stack choices",
+        "- Discoveries: debugging workarounds, gotchas, configuration quirks, undocumented behavior",
+        "- References: external docs, APIs, or systems the user treats as important",
+        "- AGENTS.md rules that were violated in this conversation — extract for memory-level reinforcement (refer to the AGENTS.md content below)",
+        "",
+        "## What to Skip",
+        "- One-time task instructions or ephemeral details",
+        "- Code snippets or file paths derivable from the project",
+        "- AGENTS.md rules that were followed without issue (refer to the AGENTS.md content below)",
+        "- Git history or recent changes",
+        "- Obvious or trivial observations",
+        "",
+        "## Output",
+        "Persist the memories with the `memory` tool, then reply with one short line saying how many you added or replaced (or \"nothing worth saving\").",
+        "",
+    ];
+    if !agents_md_blocks.is_empty() {
+        lines.push("## AGENTS.md Rules");
+        lines.extend(agents_md_blocks.iter().map(String::as_str));
+        lines.push("");
+    }
+    lines.push("=== Conversation ===");
+    lines.push(&conversation);
+    lines.join("\n")
+}
+
+// ------------------------------------------------------------------ running
+
+/// Why an extraction did not run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkipReason {
+    /// Nothing in the turn renders (VECTORS R10); no model call was made.
+    NothingToExtract,
+    /// Another round (a dream) or write holds the logical lock; the turn is dropped, not
+    /// queued (PM-65).
+    Busy,
+}
+
+/// The result of [`run_extract`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExtractOutcome {
+    /// The turn was skipped.
+    Skipped(SkipReason),
+    /// The agent ran.
+    Done(AgentRun),
+}
+
+impl ExtractOutcome {
+    /// Successful writes (0 when skipped).
+    pub fn writes(&self) -> usize {
+        match self {
+            ExtractOutcome::Skipped(_) => 0,
+            ExtractOutcome::Done(run) => run.writes,
+        }
+    }
+
+    /// The user notification (PM-68): `Extracted 1 memory.` / `Extracted N memories.` when
+    /// at least one write succeeded, else none.
+    pub fn notification(&self) -> Option<String> {
+        match self.writes() {
+            0 => None,
+            n => Some(extracted_text(n)),
+        }
+    }
+}
+
+/// `Extracted 1 memory.` / `Extracted N memories.`
+pub fn extracted_text(writes: usize) -> String {
+    if writes == 1 {
+        "Extracted 1 memory.".to_owned()
+    } else {
+        format!("Extracted {writes} memories.")
+    }
+}
+
+/// `Extract failed: <msg>` (hosts show it at most once per session, PM-68).
+pub fn extract_failed_text(error: &AgentError) -> String {
+    format!("Extract failed: {error}")
+}
+
+/// Runs one extraction over the messages of a turn (pi `AgentMessage` JSON).
+///
+/// `agents_md_blocks` are the `<project_instructions>` blocks of the turn's system prompt
+/// ([`agents_md_blocks`]); `sessions` backs the tool's `scope: "sessions"` search.
+///
+/// # Errors
+/// [`AgentError::NoModel`] when neither `extractMemories.model` nor `defaults.model` is set;
+/// the agent loop's errors (timeout, cancellation, model failure) otherwise. Writes made
+/// before a failure stay.
+pub fn run_extract(
+    store: &Store,
+    model: &dyn Model,
+    cfg: &Config,
+    messages: &[Value],
+    agents_md_blocks: &[String],
+    sessions: Option<&dyn SessionSearch>,
+    cancel: &CancelToken,
+) -> Result<ExtractOutcome, AgentError> {
+    let transcript = transcript_from_agent_messages(messages);
+    if transcript.is_empty() {
+        return Ok(ExtractOutcome::Skipped(SkipReason::NothingToExtract));
+    }
+    let model_id = cfg
+        .task_model(Task::ExtractMemories)
+        .ok_or(AgentError::NoModel {
+            task: Task::ExtractMemories.key(),
+        })?;
+    let prompt = build_extract_task(
+        &transcript,
+        agents_md_blocks,
+        &ConversationLimits::from_config(&cfg.extract_memories),
+    );
+    let Some(round) = store.try_begin_round() else {
+        return Ok(ExtractOutcome::Skipped(SkipReason::Busy));
+    };
+    let spec = AgentSpec {
+        model: model_id.to_owned(),
+        think_level: cfg.extract_memories.think_level.clone(),
+        system: EXTRACT_SYSTEM_PROMPT.to_owned(),
+        prompt,
+        actions: MAIN_ACTIONS,
+        max_turns: Some(EXTRACT_MAX_TURNS),
+        timeout: EXTRACT_TIMEOUT,
+    };
+    let mut versions = VersionBook::default();
+    let run = run_agent(
+        model,
+        Target::Round(&round),
+        &mut versions,
+        sessions,
+        &spec,
+        cancel,
+    )?;
+    Ok(ExtractOutcome::Done(run))
+}
