@@ -147,6 +147,8 @@ fn units(s: &str) -> usize {
     s.chars().map(char::len_utf16).sum()
 }
 
+// Decision (VECTORS §Z 8): limits count UTF-16 code units like JavaScript; a cut never
+// splits a character (an astral character at the boundary is left out whole).
 /// The longest prefix of whole characters with at most `max` UTF-16 units.
 fn prefix_units(s: &str, max: usize) -> &str {
     let mut used = 0;
@@ -185,6 +187,8 @@ fn middle_marker(omitted: usize) -> String {
     format!("\n[truncated: {omitted} chars omitted from the middle]\n")
 }
 
+// Decision (VECTORS §Z 10): the whole rendering is middle-cut, as the code does; user
+// lines are protected only from the per-message cuts.
 /// Whole-rendering cut (VECTORS R7): keeps the head and the tail, reserving room for a
 /// marker with a six-digit count (51 units), head rounded up.
 fn clip_middle(text: &str, max: usize) -> String {

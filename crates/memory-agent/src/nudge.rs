@@ -61,6 +61,7 @@ pub fn should_nudge(
         Some(m) => session_count.saturating_sub(m.session_count_at_dream),
         None => session_count,
     };
+    // Decision (VECTORS §Z 2): with a meta both thresholds must be met (AND), as the code.
     let due = match meta {
         Some(m) => {
             let hours_since = match m.last_dream_at.parse::<Timestamp>() {

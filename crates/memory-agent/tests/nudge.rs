@@ -9,6 +9,7 @@ use memory_agent::sessions::{ProjectSessions, SessionSearchOptions, session_dir_
 use memory_agent::{count_sessions, should_nudge};
 use memory_core::clock::iso_millis;
 use memory_core::{Config, DreamMeta};
+use proptest::prelude::*;
 
 fn now() -> Timestamp {
     "2026-11-30T12:00:00Z".parse().unwrap()
@@ -145,4 +146,38 @@ fn counts_sessions_like_pi_lists_them() {
     let project =
         ProjectSessions::flat(flat, "/home/u/app".into(), SessionSearchOptions::default());
     assert_eq!(count_project_sessions(&project).unwrap(), 1);
+}
+
+proptest! {
+    /// §Z 2: with a meta, a nudge happens exactly when both thresholds are met, and its
+    /// counts are the session count and the non-negative difference.
+    #[test]
+    fn nudge_iff_both_thresholds(
+        sessions in 0u64..40,
+        at_dream in 0u64..40,
+        minutes_ago in -600i64..6000,
+        after_sessions in 0u64..10,
+        after_hours in 0u32..80,
+    ) {
+        let mut cfg = Config::default().dream;
+        cfg.nudge_after_sessions = after_sessions;
+        cfg.nudge_after_hours = f64::from(after_hours);
+        let m = DreamMeta {
+            last_dream_at: iso_millis(now() - SignedDuration::from_mins(minutes_ago)),
+            session_count_at_dream: at_dream,
+        };
+        let new = sessions.saturating_sub(at_dream);
+        let due = minutes_ago >= i64::from(after_hours) * 60 && new >= after_sessions;
+        let got = should_nudge(Some(&m), sessions, now(), &cfg);
+        prop_assert_eq!(got.is_some(), due);
+        if let Some(n) = got {
+            prop_assert_eq!((n.sessions, n.new_entries), (sessions, new));
+            prop_assert_eq!(n.message, nudge_message(sessions, new));
+        }
+        // Without a meta only the session count matters.
+        prop_assert_eq!(
+            should_nudge(None, sessions, now(), &cfg).is_some(),
+            sessions >= after_sessions
+        );
+    }
 }
