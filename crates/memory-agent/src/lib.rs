@@ -25,6 +25,12 @@
 //!     compare-and-swap versions, so a memory another process changes during the dream is
 //!     never overwritten (the model gets `Memory conflict: stale version`).
 //!   - [`nudge`]: the session-start nudge ([`should_nudge`], PM-70), both thresholds (AND).
+//!   - [`surfacing`]: per-turn auto-surfacing (PM-60..64, [`surfacing::Surfacer`]): the
+//!     session's already-injected set plus a BM25F index kept in step with the store by
+//!     `(file, version)`. Selectors: `lexical` (no model; the default without one), `model`
+//!     (pi-memory's exact side query) and `hybrid` (lexical top 20 → the model chooses; the
+//!     default with a model). Key decision: a failed, timed-out or unparseable model call
+//!     falls back to the lexical choice instead of injecting nothing.
 //!   - `http` (feature `http`, TLS with `http-tls`): an OpenAI-compatible [`Model`].
 //!   - `testing` (feature `testing`): `ScriptedModel`, a scripted fake for tests.
 //!
@@ -70,6 +76,7 @@ pub mod http;
 pub mod model;
 pub mod nudge;
 pub mod sessions;
+pub mod surfacing;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
 

@@ -110,7 +110,7 @@ pub use index::{
     compare_modified_then_file, format_index_line, parse_index, parse_index_line, rebuild_index,
     remove_index_line, replace_index_line, split_lines, upsert_index_line,
 };
-pub use lexical::{LexicalDoc, LexicalHit, LexicalIndex};
+pub use lexical::{Cutoff, LexicalDoc, LexicalHit, LexicalIndex};
 pub use sanitize::sanitize_for_injection;
 pub use status::{index_status_line, inject_status_line};
 pub use surfacing::{

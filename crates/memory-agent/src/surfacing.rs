@@ -1,0 +1,485 @@
+//! Auto-surfacing (PM-60..PM-64): each user turn, pick the few memories relevant to the
+//! prompt and render them as the hidden `<relevant_memories>` message.
+//!
+//! [`Surfacer`] is the per-session state: the files already injected this session (never
+//! offered again until [`Surfacer::reset`], which the host calls at session start and after
+//! compaction) and a cached [`LexicalIndex`] over the store, kept in step with the directory
+//! by comparing `(file, version)` pairs (pointer equality first: an unchanged store hands back
+//! the very same `Arc`s), re-indexing only the entries that changed.
+//!
+//! # Selectors (`autoSurfacing.selector`, [`Config::effective_selector`])
+//! - **lexical** (default without a model): BM25F over name, description and body
+//!   ([`memory_index::lexical`]); the best `maxFiles` scoring at least
+//!   [`MIN_SCORE`](memory_index::lexical::MIN_SCORE). Deterministic, zero model calls, and an
+//!   unrelated prompt surfaces nothing.
+//! - **model**: pi-memory's side query, unchanged: the PM-61 manifest (newest 200 entries,
+//!   then minus the injected ones), the exact side-query prompt, one completion without tools,
+//!   the reply parsed by [`parse_selected_files`] (files not in the manifest dropped).
+//! - **hybrid** (default with a model): the lexical ranking without its minimum score picks
+//!   the top [`HYBRID_CANDIDATES`] entries sharing a token with the prompt; they become the
+//!   manifest (same line format, best first) and the model chooses among them. No shared token
+//!   means no candidate and no model call.
+//!
+//! A model error, a timeout, a reply with an error stop reason, a reply without a
+//! `selected_files` object, or a model selector with no model available falls back to the
+//! lexical choice ([`Surfaced::fallback`] says why). A valid reply that selects nothing is
+//! respected: nothing is injected. Cancellation injects nothing.
+//!
+//! Decision: pi-memory 2.5 injects nothing on a failed side query (PM-60); issue 4 asks for
+//! the lexical fallback instead, so a flaky model degrades to the model-free behaviour.
+//!
+//! Decision: only the files that made it into the message (the `maxInjectionBytes` budget can
+//! stop the list early) are remembered as injected; a selected file cut by the budget can
+//! surface on a later turn.
+//!
+//! # Example
+//! ```
+//! use memory_agent::surfacing::{Surfacer, SurfacingRequest};
+//! use memory_core::{AddRequest, Config, Store, StoreOptions};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let store = Store::new(dir.path().join("proj"), StoreOptions::default());
+//! store.add(AddRequest {
+//!     name: "SSH port on staging".into(),
+//!     body: "staging SSH listens on 2222, not 22.".into(),
+//!     ..AddRequest::default()
+//! })?;
+//! let cfg = Config::default(); // no model configured: the lexical selector
+//! let mut surfacer = Surfacer::new();
+//! let out = surfacer.surface(&store, &cfg, SurfacingRequest::new("how do I ssh into staging?"))?;
+//! assert_eq!(
+//!     out.message,
+//!     "<relevant_memories>\n## SSH port on staging\nstaging SSH listens on 2222, not 22.\n</relevant_memories>"
+//! );
+//! assert_eq!(out.notification().as_deref(), Some("Recalled: 1 entries"));
+//! // Injected once per session, and nothing for an unrelated prompt.
+//! assert!(surfacer.surface(&store, &cfg, SurfacingRequest::new("ssh to staging"))?.files.is_empty());
+//! surfacer.reset();
+//! assert!(surfacer.surface(&store, &cfg, SurfacingRequest::new("write a haiku"))?.files.is_empty());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Limitations
+//! - The lexical selector only sees shared words (after stemming, identifier splitting and
+//!   CJK bigrams): a paraphrase with no word in common is missed, and the hybrid selector
+//!   never shows the model an entry without a shared token. The `model` selector has no such
+//!   blind spot. Its cutoff was tuned on one labelled set (memory-agent
+//!   `tests/retrieval/`); BENCHMARKS.md lists the precision/recall trade-off.
+//! - Every call lists the store (one `stat` per entry file); the index itself is only
+//!   rebuilt for entries whose version changed.
+
+use std::cmp::Reverse;
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use memory_core::{Config, Selector, Store, StoreError, StoredEntry, Task};
+use memory_index::lexical::{Cutoff, LexicalDoc, LexicalHit, LexicalIndex};
+use memory_index::{
+    ManifestEntry, SurfacedBlock, order_manifest, parse_selected_files, recalled_count,
+    render_manifest, render_relevant_memories, side_query_prompt,
+};
+
+use crate::model::{CancelToken, CompletionRequest, Message, Model, ModelError, StopReason};
+
+/// The side query's time limit (PM-60: 30 s).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How many lexical candidates the hybrid selector shows the model.
+pub const HYBRID_CANDIDATES: usize = 20;
+
+/// The system prompt of the side query.
+///
+/// pi-memory ran the task (the user message, reproduced exactly by
+/// [`side_query_prompt`]) in a headless pi session with pi's own system prompt; with no tools
+/// and one turn, a short role statement does the same job at a fraction of the tokens.
+pub const SIDE_QUERY_SYSTEM: &str = "You select which stored memory files are relevant to a \
+user's request. Answer with the JSON object you are asked for and nothing else.";
+
+/// One surfacing call's input besides the store and the configuration.
+#[derive(Clone)]
+pub struct SurfacingRequest<'a> {
+    /// The user's prompt (cut to 4000 UTF-16 units wherever it is used).
+    pub prompt: &'a str,
+    /// The model for the `model` and `hybrid` selectors; `None` makes them fall back.
+    pub model: Option<&'a dyn Model>,
+    /// Time limit of the model call.
+    pub timeout: Duration,
+    /// Cancels the model call; a cancelled call injects nothing.
+    pub cancel: CancelToken,
+}
+
+impl fmt::Debug for SurfacingRequest<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SurfacingRequest")
+            .field("prompt", &self.prompt)
+            .field("model", &self.model.map(|_| "dyn Model"))
+            .field("timeout", &self.timeout)
+            .field("cancel", &self.cancel)
+            .finish()
+    }
+}
+
+impl<'a> SurfacingRequest<'a> {
+    /// A request without a model, with the default timeout.
+    pub fn new(prompt: &'a str) -> Self {
+        SurfacingRequest {
+            prompt,
+            model: None,
+            timeout: DEFAULT_TIMEOUT,
+            cancel: CancelToken::new(),
+        }
+    }
+
+    /// Sets the model.
+    pub fn with_model(mut self, model: &'a dyn Model) -> Self {
+        self.model = Some(model);
+        self
+    }
+
+    /// Sets the model call's time limit.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Sets the cancellation token.
+    pub fn with_cancel(mut self, cancel: CancelToken) -> Self {
+        self.cancel = cancel;
+        self
+    }
+}
+
+/// Why a model-based selector fell back to the lexical choice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fallback {
+    /// The selector needs a model and the request carried none.
+    NoModel,
+    /// The call failed or timed out.
+    Model(ModelError),
+    /// The model stopped with an error or abort stop reason.
+    Stopped(StopReason),
+    /// The reply held no `{…"selected_files": […]…}` object.
+    Unparseable,
+}
+
+impl fmt::Display for Fallback {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fallback::NoModel => f.write_str("no model available"),
+            Fallback::Model(e) => write!(f, "{e}"),
+            Fallback::Stopped(r) => write!(f, "model stopped with {r:?}"),
+            Fallback::Unparseable => f.write_str("model reply has no selected_files object"),
+        }
+    }
+}
+
+/// The outcome of one [`Surfacer::surface`] call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Surfaced {
+    /// The exact `<relevant_memories>` message, `""` when nothing is surfaced.
+    pub message: String,
+    /// The entry files in the message, in order.
+    pub files: Vec<String>,
+    /// `N` of the `Recalled: N entries` notification ([`recalled_count`]; PM-64).
+    pub recalled: usize,
+    /// The selector that made the choice (lexical after a fallback).
+    pub selector: Selector,
+    /// Why the model path fell back, if it did.
+    pub fallback: Option<Fallback>,
+}
+
+impl Surfaced {
+    fn nothing(selector: Selector) -> Self {
+        Surfaced {
+            message: String::new(),
+            files: Vec::new(),
+            recalled: 0,
+            selector,
+            fallback: None,
+        }
+    }
+
+    /// The notification text, `None` when nothing was surfaced.
+    pub fn notification(&self) -> Option<String> {
+        (!self.message.is_empty()).then(|| format!("Recalled: {} entries", self.recalled))
+    }
+}
+
+/// Per-session surfacing state; see the module docs.
+#[derive(Debug, Default)]
+pub struct Surfacer {
+    injected: HashSet<String>,
+    index: LexicalIndex,
+    /// The last listing, in the store's `(modified, file)` order.
+    listing: Vec<Arc<StoredEntry>>,
+    by_file: HashMap<String, Arc<StoredEntry>>,
+}
+
+impl Surfacer {
+    /// A fresh surfacer: nothing injected, nothing indexed yet.
+    pub fn new() -> Self {
+        Surfacer::default()
+    }
+
+    /// Forgets what was injected (session start, compaction). The index is kept.
+    pub fn reset(&mut self) {
+        self.injected.clear();
+    }
+
+    /// Whether `file` was injected since the last reset.
+    pub fn is_injected(&self, file: &str) -> bool {
+        self.injected.contains(file)
+    }
+
+    /// Picks and renders the memories for one user turn.
+    ///
+    /// Nothing is surfaced (and no model is called) when surfacing is disabled, the prompt is
+    /// blank, `maxFiles` is 0 or no candidate is left. Errors only come from listing the
+    /// store; every model problem is a [`Fallback`].
+    pub fn surface(
+        &mut self,
+        store: &Store,
+        cfg: &Config,
+        req: SurfacingRequest<'_>,
+    ) -> Result<Surfaced, StoreError> {
+        let selector = cfg.effective_selector();
+        let max_files = cfg.auto_surfacing.max_files;
+        if !cfg.auto_surfacing.enabled || req.prompt.trim().is_empty() || max_files == 0 {
+            return Ok(Surfaced::nothing(selector));
+        }
+        self.sync(store.list()?);
+        let (files, selector, fallback) = match selector {
+            Selector::Lexical => (self.lexical_choice(req.prompt, max_files), selector, None),
+            Selector::Model | Selector::Hybrid => {
+                let manifest = match selector {
+                    Selector::Model => self.model_manifest(),
+                    _ => self.hybrid_manifest(req.prompt),
+                };
+                if manifest.is_empty() {
+                    return Ok(Surfaced::nothing(selector));
+                }
+                match ask_model(cfg, &req, &manifest, max_files) {
+                    Answer::Selected(files) => (files, selector, None),
+                    Answer::Cancelled => return Ok(Surfaced::nothing(selector)),
+                    Answer::Failed(why) => (
+                        self.lexical_choice(req.prompt, max_files),
+                        Selector::Lexical,
+                        Some(why),
+                    ),
+                }
+            }
+        };
+        let mut out = self.render(&files, cfg);
+        out.selector = selector;
+        out.fallback = fallback;
+        Ok(out)
+    }
+
+    /// Brings the index in step with `entries` (the store's listing).
+    fn sync(&mut self, entries: Vec<Arc<StoredEntry>>) {
+        let unchanged = entries.len() == self.listing.len()
+            && entries
+                .iter()
+                .zip(&self.listing)
+                .all(|(a, b)| Arc::ptr_eq(a, b) || (a.file == b.file && a.version == b.version));
+        if unchanged {
+            self.listing = entries;
+            return;
+        }
+        let mut live: HashSet<&str> = HashSet::with_capacity(entries.len());
+        for e in &entries {
+            live.insert(e.file.as_str());
+            let same = self
+                .by_file
+                .get(&e.file)
+                .is_some_and(|old| old.version == e.version);
+            if !same {
+                self.index.insert(LexicalDoc {
+                    file: &e.file,
+                    name: &e.meta.name,
+                    description: &e.meta.description,
+                    body: &e.body,
+                    modified: &e.meta.modified,
+                });
+                self.by_file.insert(e.file.clone(), Arc::clone(e));
+            }
+        }
+        let gone: Vec<String> = self
+            .by_file
+            .keys()
+            .filter(|f| !live.contains(f.as_str()))
+            .cloned()
+            .collect();
+        for file in gone {
+            self.index.remove(&file);
+            self.by_file.remove(&file);
+        }
+        self.listing = entries;
+    }
+
+    fn lexical_choice(&self, prompt: &str, max_files: usize) -> Vec<String> {
+        let injected = &self.injected;
+        self.index
+            .rank(prompt, max_files, &|f| injected.contains(f))
+            .into_iter()
+            .map(|h| h.file)
+            .collect()
+    }
+
+    /// PM-61: newest 200 (modified desc, file asc), then minus the injected files.
+    fn model_manifest(&self) -> Vec<ManifestEntry> {
+        let mut newest: Vec<&Arc<StoredEntry>> = self.listing.iter().collect();
+        newest.sort_by(|a, b| {
+            Reverse(&a.meta.modified)
+                .cmp(&Reverse(&b.meta.modified))
+                .then_with(|| a.file.cmp(&b.file))
+        });
+        newest.truncate(memory_index::MANIFEST_MAX_ENTRIES);
+        let mut manifest: Vec<ManifestEntry> = newest.into_iter().map(manifest_entry).collect();
+        order_manifest(&mut manifest);
+        manifest.retain(|m| !self.injected.contains(&m.file));
+        manifest
+    }
+
+    /// The lexical top [`HYBRID_CANDIDATES`] with any shared token, best first.
+    fn hybrid_manifest(&self, prompt: &str) -> Vec<ManifestEntry> {
+        let injected = &self.injected;
+        self.index
+            .rank_with(prompt, HYBRID_CANDIDATES, Cutoff::ANY, &|f| {
+                injected.contains(f)
+            })
+            .into_iter()
+            .filter_map(|LexicalHit { file, .. }| self.by_file.get(&file).map(manifest_entry))
+            .collect()
+    }
+
+    fn render(&mut self, files: &[String], cfg: &Config) -> Surfaced {
+        let entries: Vec<&Arc<StoredEntry>> =
+            files.iter().filter_map(|f| self.by_file.get(f)).collect();
+        let blocks: Vec<SurfacedBlock<'_>> = entries
+            .iter()
+            .map(|e| SurfacedBlock {
+                name: &e.meta.name,
+                body: &e.body,
+            })
+            .collect();
+        let (max_entry, max_total) = (
+            cfg.auto_surfacing.max_entry_bytes,
+            cfg.auto_surfacing.max_injection_bytes,
+        );
+        let message = render_relevant_memories(&blocks, max_entry, max_total);
+        // The renderer stops at the first block over budget: the files in the message are the
+        // shortest prefix that renders the same text.
+        let kept = (0..=blocks.len())
+            .find(|&k| render_relevant_memories(&blocks[..k], max_entry, max_total) == message)
+            .unwrap_or(blocks.len());
+        let files: Vec<String> = entries[..kept].iter().map(|e| e.file.clone()).collect();
+        if !message.is_empty() {
+            self.injected.extend(files.iter().cloned());
+        }
+        Surfaced {
+            recalled: recalled_count(&message),
+            message,
+            files,
+            selector: Selector::Lexical,
+            fallback: None,
+        }
+    }
+}
+
+fn manifest_entry(e: &Arc<StoredEntry>) -> ManifestEntry {
+    ManifestEntry {
+        file: e.file.clone(),
+        entry_type: e.meta.entry_type,
+        description: e.meta.description.clone(),
+        modified: e.meta.modified.clone(),
+    }
+}
+
+enum Answer {
+    Selected(Vec<String>),
+    Cancelled,
+    Failed(Fallback),
+}
+
+/// One side-query completion (maxTurns 1, no tools) and its parsed selection.
+fn ask_model(
+    cfg: &Config,
+    req: &SurfacingRequest<'_>,
+    manifest: &[ManifestEntry],
+    max_files: usize,
+) -> Answer {
+    let Some(model) = req.model else {
+        return Answer::Failed(Fallback::NoModel);
+    };
+    if req.cancel.is_cancelled() {
+        return Answer::Cancelled;
+    }
+    let request = CompletionRequest {
+        model: cfg
+            .task_model(Task::AutoSurfacing)
+            .unwrap_or_default()
+            .to_owned(),
+        think_level: cfg.auto_surfacing.think_level.clone(),
+        system: SIDE_QUERY_SYSTEM.to_owned(),
+        messages: vec![Message::User {
+            content: side_query_prompt(&render_manifest(manifest), req.prompt, max_files),
+        }],
+        tools: Vec::new(),
+        deadline: Instant::now() + req.timeout,
+        cancel: req.cancel.clone(),
+    };
+    match model.complete(&request) {
+        Err(ModelError::Cancelled) => Answer::Cancelled,
+        Err(e) => Answer::Failed(Fallback::Model(e)),
+        Ok(c) if matches!(c.stop_reason, StopReason::Error | StopReason::Aborted) => {
+            Answer::Failed(Fallback::Stopped(c.stop_reason))
+        }
+        Ok(c) if !has_selection_object(&c.text) => Answer::Failed(Fallback::Unparseable),
+        Ok(c) => {
+            let files: Vec<&str> = manifest.iter().map(|m| m.file.as_str()).collect();
+            Answer::Selected(parse_selected_files(&c.text, &files, max_files))
+        }
+    }
+}
+
+/// Whether the reply holds what [`parse_selected_files`] reads: the first `{…}` without inner
+/// braces that mentions `"selected_files"`, valid JSON, with an array under that key. A reply
+/// that passes and selects nothing is an answer ("nothing relevant"), not a failure.
+fn has_selection_object(reply: &str) -> bool {
+    for (start, _) in reply.match_indices('{') {
+        let Some(len) = reply[start + 1..].find('}') else {
+            return false;
+        };
+        let candidate = &reply[start..start + len + 2];
+        if candidate.contains("\"selected_files\"") {
+            return serde_json::from_str::<serde_json::Value>(candidate)
+                .ok()
+                .is_some_and(|v| v.get("selected_files").is_some_and(|f| f.is_array()));
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selection_object_detection_matches_the_parser() {
+        assert!(has_selection_object(r#"{"selected_files":["a.md"]}"#));
+        assert!(has_selection_object(
+            "Sure!\n```json\n{\"selected_files\": []}\n```"
+        ));
+        assert!(!has_selection_object("not json at all"));
+        assert!(!has_selection_object(r#"{"selected_files": "a.md"}"#));
+        assert!(!has_selection_object(r#"{"files": ["a.md"]}"#));
+        assert!(!has_selection_object(r#"{"selected_files": ["a.md""#));
+        // The first brace-free object without the key is skipped, like the original regex.
+        assert!(has_selection_object(
+            r#"{"note": 1} then {"selected_files": ["b.md"]}"#
+        ));
+    }
+}
