@@ -1,7 +1,16 @@
 //! Project automation, run as `cargo xtask <task>`.
 //!
-//! * `ci`: format check, clippy with warnings denied, every test. This is the README's test
-//!   command and what `.ci/run` executes on a clean clone.
+//! * `ci`: format check, clippy with warnings denied, every test, then `e2e`. This is the
+//!   README's test command and what `.ci/run` executes on a clean clone.
+//!
+//! * `e2e`: builds `pimem`, installs the pinned pi host (Node 22 and pi 1.6.0 from the npm
+//!   registry, cached in `~/.cache/pimem-e2e`; `PIMEM_E2E_CACHE` moves it) and runs the
+//!   headless pi suite in `crates/memory-pi/e2e/` against a scripted local model.
+//!
+//! * `install`: builds the release `pimem`, puts it next to the pi extension
+//!   (`crates/memory-pi/extension/bin/pimem`) and in `$CARGO_HOME/bin` (so `pimem` is on
+//!   `PATH`), then registers the extension with `pi install <path>` when `pi` is on `PATH`
+//!   (otherwise prints the command to run).
 //!
 //! * `bench [group...]`: builds `memory-bench` in release mode and runs the named groups (all
 //!   by default), printing Markdown for BENCHMARKS.md.
@@ -9,8 +18,9 @@
 //! Tasks are plain Rust so they run the same on every machine with only cargo installed.
 #![forbid(unsafe_code)]
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
@@ -20,8 +30,10 @@ fn main() -> Result<()> {
     match args.first().map(String::as_str) {
         Some("ci") => ci(&root),
         Some("bench") => bench(&root, &args[1..]),
-        Some(other) => bail!("unknown task {other:?}; available: ci, bench"),
-        None => bail!("usage: cargo xtask <task>; available: ci, bench"),
+        Some("e2e") => e2e(&root),
+        Some("install") => install(&root),
+        Some(other) => bail!("unknown task {other:?}; available: ci, bench, e2e, install"),
+        None => bail!("usage: cargo xtask <task>; available: ci, bench, e2e, install"),
     }
 }
 
@@ -49,6 +61,7 @@ fn ci(root: &Path) -> Result<()> {
         ],
     )?;
     run(root, "cargo", &["test", "--workspace", "--locked"])?;
+    e2e(root)?;
     eprintln!("xtask ci: all checks passed");
     Ok(())
 }
@@ -65,6 +78,117 @@ fn bench(root: &Path, groups: &[String]) -> Result<()> {
     ];
     args.extend(groups.iter().map(String::as_str));
     run(root, "cargo", &args)
+}
+
+/// Cargo's target directory (`CARGO_TARGET_DIR` or `<root>/target`).
+fn target_dir(root: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) if !dir.is_empty() => root.join(dir),
+        _ => root.join("target"),
+    }
+}
+
+const EXE: &str = if cfg!(windows) { "pimem.exe" } else { "pimem" };
+
+/// The pinned pi host of the e2e suite: (directory holding Node 22, pi's `cli.js`).
+fn pi_host(root: &Path) -> Result<(PathBuf, PathBuf)> {
+    let script = root.join("crates/memory-pi/e2e/install.sh");
+    eprintln!("$ bash {}", script.display());
+    let out = Command::new("bash")
+        .arg(&script)
+        .stderr(Stdio::inherit())
+        .output()
+        .with_context(|| format!("could not run {}", script.display()))?;
+    if !out.status.success() {
+        bail!("{} failed with {}", script.display(), out.status);
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let var = |name: &str| {
+        text.lines()
+            .find_map(|l| {
+                l.strip_prefix(&format!("export {name}='"))?
+                    .strip_suffix('\'')
+            })
+            .map(PathBuf::from)
+            .with_context(|| format!("{} printed no {name}", script.display()))
+    };
+    Ok((var("NODE22_BIN")?, var("PI_CLI")?))
+}
+
+/// `PATH` with `dir` first.
+fn path_with(dir: &Path) -> Result<OsString> {
+    let mut dirs = vec![dir.to_path_buf()];
+    if let Some(path) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&path));
+    }
+    Ok(std::env::join_paths(dirs)?)
+}
+
+fn e2e(root: &Path) -> Result<()> {
+    run(root, "cargo", &["build", "--locked", "-p", "memory-pi"])?;
+    let pimem = target_dir(root).join("debug").join(EXE);
+    let (node_dir, pi_cli) = pi_host(root)?;
+    let suite = root.join("crates/memory-pi/e2e/run.mjs");
+    eprintln!("$ node {}", suite.display());
+    let status = Command::new(node_dir.join("node"))
+        .arg(&suite)
+        .env("PATH", path_with(&node_dir)?)
+        .env("PI_CLI", &pi_cli)
+        .env("PIMEM_BIN", &pimem)
+        .current_dir(root)
+        .status()
+        .context("could not start the e2e suite")?;
+    if !status.success() {
+        bail!("e2e suite failed with {status}");
+    }
+    Ok(())
+}
+
+/// Copies `from` to `to` through a temporary file and a rename, so a running copy of the old
+/// binary (a live sidecar) is never overwritten in place.
+fn install_file(from: &Path, to: &Path) -> Result<()> {
+    let dir = to
+        .parent()
+        .context("install target has no parent directory")?;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let tmp = dir.join(format!(".{EXE}.{}.tmp", std::process::id()));
+    std::fs::copy(from, &tmp).with_context(|| format!("cannot copy to {}", tmp.display()))?;
+    std::fs::rename(&tmp, to).with_context(|| format!("cannot replace {}", to.display()))?;
+    eprintln!("installed {}", to.display());
+    Ok(())
+}
+
+/// Finds `program` on `PATH`.
+fn on_path(program: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+}
+
+fn install(root: &Path) -> Result<()> {
+    run(
+        root,
+        "cargo",
+        &["build", "--release", "--locked", "-p", "memory-pi"],
+    )?;
+    let built = target_dir(root).join("release").join(EXE);
+    let extension = root.join("crates/memory-pi/extension");
+    install_file(&built, &extension.join("bin").join(EXE))?;
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    match cargo_home {
+        Some(home) => install_file(&built, &home.join("bin").join(EXE))?,
+        None => eprintln!("CARGO_HOME and HOME are unset: pimem was not put on PATH"),
+    }
+    let package = extension.to_string_lossy();
+    match on_path("pi") {
+        Some(pi) => run(root, &pi.to_string_lossy(), &["install", &package])?,
+        None => eprintln!(
+            "pi is not on PATH. Once it is, register the extension with:\n  pi install {package}"
+        ),
+    }
+    Ok(())
 }
 
 /// Runs a command in `dir`, echoing it first; a non-zero exit is an error.

@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 mod cli;
+mod serve;
 
 use std::path::PathBuf;
 
@@ -71,6 +72,11 @@ enum Command {
     Unlock(cli::UnlockArgs),
     /// Print the exact `memory_index` system-prompt section (window + sanitising).
     Section,
+    /// Run the pi sidecar: JSON-RPC over stdin/stdout (spawned by the pi extension).
+    Serve,
+    /// Print the `memory` tool's JSON schema as registered with pi.
+    #[command(hide = true)]
+    ToolSchema,
 }
 
 fn main() {
@@ -90,6 +96,12 @@ fn main() {
 }
 
 fn run(cli: Cli) -> Result<()> {
+    // The sidecar and the schema need no project context.
+    match cli.command {
+        Command::Serve => return serve::run(),
+        Command::ToolSchema => return serve::print_tool_schema(),
+        _ => {}
+    }
     let ctx = cli::Context::from_options(cli::GlobalOptions {
         cwd: cli.cwd,
         memory_dir: cli.memory_dir,
@@ -110,5 +122,6 @@ fn run(cli: Cli) -> Result<()> {
         Command::RebuildIndex => cli::cmd_rebuild_index(&ctx),
         Command::Unlock(args) => cli::cmd_unlock(&ctx, args),
         Command::Section => cli::cmd_section(&ctx),
+        Command::Serve | Command::ToolSchema => unreachable!("dispatched above"),
     }
 }

@@ -1,0 +1,424 @@
+// pimem for pi: a thin shim over the `pimem serve` sidecar (Rust).
+//
+// This file holds no memory logic. It spawns `pimem serve` for each session runtime, forwards
+// pi's events, the `memory` tool and the `/memory` and `/dream` commands to it over
+// newline-delimited JSON-RPC 2.0 (protocol 1, documented in crates/memory-pi/src/serve/mod.rs),
+// and answers the sidecar's requests for model calls and UI dialogs through pi.
+//
+// The binary is found via $PIMEM_BIN, then ./bin/pimem next to this file (put there by
+// `cargo xtask install`), then `pimem` on PATH.
+import { type ChildProcess, spawn } from "node:child_process";
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type ExtensionAPI, getAgentDir } from "@earendil-works/pi-coding-agent";
+
+const PROTOCOL = 1;
+const CLIENT_VERSION = "0.1.0";
+const SECTION = "memory_index";
+const RECORD_TYPE = "pimem-memory-index";
+const BIN_NAME = process.platform === "win32" ? "pimem.exe" : "pimem";
+
+type Level = "info" | "warning" | "error";
+type Json = any;
+
+function isExecutable(path: string): boolean {
+	try {
+		if (!statSync(path).isFile()) return false;
+		accessSync(path, constants.X_OK);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+/** $PIMEM_BIN, then <this package>/bin/pimem, then PATH. */
+function findBinary(): { path?: string; error?: string } {
+	const fromEnv = process.env.PIMEM_BIN;
+	if (fromEnv) {
+		if (isExecutable(fromEnv)) return { path: fromEnv };
+		return { error: `pimem: PIMEM_BIN=${fromEnv} is not an executable file. Point it at the pimem binary, or unset it and run \`cargo xtask install\` in the pimem checkout.` };
+	}
+	const here = typeof import.meta?.url === "string" ? dirname(fileURLToPath(import.meta.url)) : __dirname;
+	const local = join(here, "bin", BIN_NAME);
+	if (isExecutable(local)) return { path: local };
+	for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+		if (dir && isExecutable(join(dir, BIN_NAME))) return { path: join(dir, BIN_NAME) };
+	}
+	return {
+		error: `pimem: the pimem binary was not found (checked $PIMEM_BIN, ${local} and PATH), so memory is off for this session. Run \`cargo xtask install\` in the pimem checkout, or set PIMEM_BIN to the binary.`,
+	};
+}
+
+class RpcFailure extends Error {
+	constructor(message: string, readonly code: number, readonly data?: Json) {
+		super(message);
+	}
+}
+
+/** One `pimem serve` process and the JSON-RPC connection to it. */
+class Sidecar {
+	private readonly child: ChildProcess;
+	private readonly pending = new Map<number, { resolve: (v: Json) => void; reject: (e: Error) => void; timer?: NodeJS.Timeout }>();
+	private nextId = 1;
+	private buf = "";
+	private dead: string | undefined;
+	private readonly exited: Promise<void>;
+
+	constructor(
+		bin: string,
+		cwd: string,
+		private readonly serveRequest: (method: string, params: Json) => Promise<Json>,
+		private readonly onNotification: (method: string, params: Json) => void,
+	) {
+		this.child = spawn(bin, ["serve"], { cwd, stdio: ["pipe", "pipe", "inherit"] });
+		this.exited = new Promise((resolve) => this.child.once("close", () => resolve()));
+		this.child.once("error", (e) => this.fail(`pimem: cannot run ${bin}: ${e.message}`));
+		this.child.once("exit", (code, signal) => this.fail(`pimem: the sidecar exited (${signal ?? `code ${code}`})`));
+		this.child.stdin?.on("error", () => undefined); // EPIPE after the sidecar died: reported via "exit"
+		this.child.stdout?.setEncoding("utf8");
+		this.child.stdout?.on("data", (chunk: string) => this.onData(chunk));
+	}
+
+	private onData(chunk: string) {
+		this.buf += chunk;
+		let nl: number;
+		while ((nl = this.buf.indexOf("\n")) !== -1) {
+			const line = this.buf.slice(0, nl);
+			this.buf = this.buf.slice(nl + 1);
+			if (line.trim()) this.onLine(line);
+		}
+	}
+
+	private onLine(line: string) {
+		let msg: Json;
+		try {
+			msg = JSON.parse(line);
+		} catch {
+			return;
+		}
+		if (typeof msg.method === "string") {
+			if (msg.id === undefined || msg.id === null) {
+				this.onNotification(msg.method, msg.params ?? {});
+				return;
+			}
+			const id = msg.id;
+			Promise.resolve()
+				.then(() => this.serveRequest(msg.method, msg.params ?? {}))
+				.then(
+					(result) => this.write({ jsonrpc: "2.0", id, result }),
+					(err) => this.write({ jsonrpc: "2.0", id, error: { code: typeof err?.code === "number" ? err.code : -32603, message: String(err?.message ?? err) } }),
+				);
+			return;
+		}
+		const waiter = this.pending.get(msg.id);
+		if (!waiter) return;
+		this.pending.delete(msg.id);
+		if (waiter.timer) clearTimeout(waiter.timer);
+		if (msg.error) waiter.reject(new RpcFailure(String(msg.error.message), Number(msg.error.code), msg.error.data));
+		else waiter.resolve(msg.result);
+	}
+
+	private write(msg: Json) {
+		if (this.dead || !this.child.stdin?.writable) return;
+		this.child.stdin.write(`${JSON.stringify(msg)}\n`);
+	}
+
+	private fail(reason: string) {
+		if (this.dead) return;
+		this.dead = reason;
+		for (const w of this.pending.values()) {
+			if (w.timer) clearTimeout(w.timer);
+			w.reject(new Error(reason));
+		}
+		this.pending.clear();
+	}
+
+	call(method: string, params: Json, timeoutMs?: number): Promise<Json> {
+		if (this.dead) return Promise.reject(new Error(this.dead));
+		const id = this.nextId++;
+		return new Promise((resolve, reject) => {
+			const timer = timeoutMs
+				? setTimeout(() => {
+						this.pending.delete(id);
+						reject(new Error(`pimem: ${method} got no answer within ${timeoutMs} ms`));
+					}, timeoutMs)
+				: undefined;
+			this.pending.set(id, { resolve, reject, timer });
+			this.write({ jsonrpc: "2.0", id, method, params });
+		});
+	}
+
+	/** Closes stdin (the sidecar exits at end of input), then kills it if it lingers. */
+	async close(graceMs: number) {
+		this.child.stdin?.end();
+		let timer: NodeJS.Timeout | undefined;
+		await Promise.race([this.exited, new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+		if (timer) clearTimeout(timer);
+		if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill();
+		this.fail("pimem: the sidecar was stopped");
+	}
+}
+
+const ZERO_USAGE = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+
+/** memory_agent::Message JSON -> pi-ai messages. */
+function toPiMessages(messages: Json[], model: Json): Json[] {
+	const now = Date.now();
+	return messages.map((m) => {
+		if (m.role === "assistant") {
+			const calls = (m.toolCalls ?? []).map((c: Json) => ({ type: "toolCall", id: c.id, name: c.name, arguments: c.arguments ?? {} }));
+			return {
+				role: "assistant",
+				content: [...(m.text ? [{ type: "text", text: m.text }] : []), ...calls],
+				api: model.api,
+				provider: model.provider,
+				model: model.id,
+				usage: ZERO_USAGE,
+				stopReason: calls.length > 0 ? "toolUse" : "stop",
+				timestamp: now,
+			};
+		}
+		if (m.role === "toolResult") {
+			return { role: "toolResult", toolCallId: m.toolCallId, toolName: m.toolName, content: [{ type: "text", text: String(m.content ?? "") }], isError: !!m.isError, timestamp: now };
+		}
+		return { role: "user", content: String(m.content ?? ""), timestamp: now };
+	});
+}
+
+/** Drops image payloads (extraction renders them as `[image]`) to keep lines small. */
+function withoutImageData(messages: Json[]): Json[] {
+	return messages.map((m) =>
+		Array.isArray(m?.content) ? { ...m, content: m.content.map((b: Json) => (b?.type === "image" ? { type: "image" } : b)) } : m,
+	);
+}
+
+export default function pimem(pi: ExtensionAPI) {
+	let sidecar: Sidecar | undefined;
+	/** Why memory is off in this session (binary missing, protocol mismatch, sidecar died). */
+	let inert: string | undefined;
+	/** The frozen memory_index value, set on every run. */
+	let section = "";
+	let batch: Json[] = [];
+	let toolRegistered = false;
+	let host: { hasUI: boolean; ui: Json; registry: Json; lockTimeoutMs: number } | undefined;
+
+	const notify = (message: string, level: Level) => {
+		if (host?.hasUI) host.ui.notify(message, level);
+	};
+	/** Command output: a notification with a UI, stderr in print and json modes. */
+	const show = (ctx: Json, text: string, level: Level) => {
+		if (ctx.hasUI) ctx.ui.notify(text, level);
+		else process.stderr.write(`${text}\n`);
+	};
+	/** A problem that turns memory off: a notification with a UI, stderr headless. */
+	const report = (text: string) => {
+		if (host?.hasUI) host.ui.notify(text, "error");
+		else process.stderr.write(`${text}\n`);
+	};
+
+	async function modelComplete(p: Json): Promise<Json> {
+		const registry = host?.registry;
+		const spec = String(p.model ?? "");
+		const slash = spec.indexOf("/");
+		const model = registry && slash > 0 ? registry.find(spec.slice(0, slash), spec.slice(slash + 1)) : undefined;
+		if (!model) throw new RpcFailure(`model "${spec}" is not resolvable (unknown id or missing credentials)`, -32010);
+		const timeoutMs = Math.max(1, Number(p.timeoutMs) || 30_000);
+		const tools = (p.tools ?? []).map((t: Json) => ({ name: t.name, description: t.description, parameters: t.parameters }));
+		const msg = await registry
+			.streamSimple(
+				model,
+				{ systemPrompt: p.system, messages: toPiMessages(p.messages ?? [], model), ...(tools.length > 0 ? { tools } : {}) },
+				{ ...(p.thinkLevel && p.thinkLevel !== "off" ? { reasoning: p.thinkLevel } : {}), signal: AbortSignal.timeout(timeoutMs), timeoutMs },
+			)
+			.result();
+		if (msg.stopReason === "error" || msg.stopReason === "aborted") throw new RpcFailure(msg.errorMessage ?? `model call ${msg.stopReason}`, -32011);
+		const content: Json[] = msg.content ?? [];
+		return {
+			text: content.filter((b) => b.type === "text").map((b) => b.text).join(""),
+			toolCalls: content.filter((b) => b.type === "toolCall").map((b) => ({ id: b.id, name: b.name, arguments: b.arguments ?? {} })),
+			stopReason: ["stop", "length", "toolUse"].includes(msg.stopReason) ? msg.stopReason : "stop",
+		};
+	}
+
+	async function serveRequest(method: string, p: Json): Promise<Json> {
+		switch (method) {
+			case "model/complete":
+				return modelComplete(p);
+			case "models/resolve":
+				return {
+					resolvable: (p.specs ?? []).map((spec: string) => {
+						const slash = spec.indexOf("/");
+						const model = slash > 0 ? host?.registry?.find(spec.slice(0, slash), spec.slice(slash + 1)) : undefined;
+						return !!model && !!host?.registry?.hasConfiguredAuth(model);
+					}),
+				};
+			case "ui/confirm":
+				return { confirmed: host?.hasUI ? !!(await host.ui.confirm(String(p.title), String(p.body))) : false };
+			default:
+				throw new RpcFailure(`Method not found: ${method}`, -32601);
+		}
+	}
+
+	function onNotification(method: string, p: Json) {
+		if (method === "ui/notify") notify(String(p.message), (p.level ?? "info") as Level);
+		else if (method === "ui/status" && host?.hasUI) host.ui.setStatus(String(p.key), p.text ?? undefined);
+	}
+
+	function registerTool(def: Json) {
+		if (toolRegistered) return;
+		toolRegistered = true;
+		pi.registerTool({
+			name: def.name,
+			label: def.label,
+			description: def.description,
+			...(def.promptSnippet ? { promptSnippet: def.promptSnippet } : {}),
+			parameters: def.parameters,
+			async execute(toolCallId: string, params: Json) {
+				if (!sidecar) throw new Error(inert ?? "Memory not initialized (no session_start yet)");
+				const r = await sidecar.call("tool/execute", { toolCallId, args: params }, 120_000);
+				return { content: [{ type: "text", text: String(r.text) }], details: r.details ?? {}, isError: !!r.isError };
+			},
+		} as Json);
+	}
+
+	async function runCommand(name: string, args: string, ctx: Json) {
+		if (!sidecar) {
+			show(ctx, inert ?? "Memory not initialized.", inert ? "error" : "info");
+			return;
+		}
+		try {
+			const r = await sidecar.call("command/run", { name, args: args ?? "" });
+			if (typeof r.text === "string") show(ctx, r.text, (r.level ?? "info") as Level);
+		} catch (e) {
+			show(ctx, String((e as Error).message), "error");
+		}
+	}
+
+	pi.registerCommand("memory", {
+		description: "Memory status; /memory unlock removes a left-behind lock",
+		getArgumentCompletions: (prefix: string) =>
+			["status", "unlock"].filter((s) => s.startsWith(prefix)).map((s) => ({ value: s, label: s })),
+		handler: (args: string, ctx: Json) => runCommand("memory", args, ctx),
+	});
+	pi.registerCommand("dream", {
+		description: "Consolidate memory files with a headless agent (asks first)",
+		handler: (args: string, ctx: Json) => runCommand("dream", args, ctx),
+	});
+
+	pi.on("session_start", async (event, ctx) => {
+		host = { hasUI: ctx.hasUI, ui: ctx.ui, registry: ctx.modelRegistry, lockTimeoutMs: 5000 };
+		const found = findBinary();
+		if (!found.path) {
+			inert = found.error;
+			report(inert ?? "pimem: binary not found");
+			return;
+		}
+		const s = new Sidecar(found.path, ctx.cwd, serveRequest, onNotification);
+		try {
+			const init = await s.call("initialize", { protocol: PROTOCOL, client: "pimem-pi", clientVersion: CLIENT_VERSION }, 10_000);
+			registerTool(init.tool);
+		} catch (e) {
+			inert = String((e as Error).message);
+			const tool = (e as RpcFailure).data?.tool;
+			if (tool) registerTool(tool); // the tool exists but answers with the rebuild message
+			report(inert);
+			await s.close(1000);
+			return;
+		}
+		sidecar = s;
+		let recorded: Json = null;
+		const sectionPatches: Json[] = [];
+		for (const e of ctx.sessionManager.getBranch() as Json[]) {
+			if (e.type === "custom" && e.customType === RECORD_TYPE) recorded = e.data ?? null;
+			else if (e.type === "message" && e.message?.role === "system" && e.message.sections) sectionPatches.push(e.message.sections);
+			else if (e.type === "compaction" && e.systemMessage?.sections) sectionPatches.push(e.systemMessage.sections);
+		}
+		const sessionFile = ctx.sessionManager.getSessionFile() ?? null;
+		const child = (!sessionFile && !ctx.hasUI) || !!process.env.PI_MEMORY_PARENT || !!process.env.PI_SESSION_ID;
+		try {
+			const r = await s.call(
+				"session/start",
+				{
+					reason: event.reason,
+					cwd: ctx.cwd,
+					agentDir: getAgentDir(),
+					trusted: ctx.isProjectTrusted(),
+					hasUI: ctx.hasUI,
+					mode: ctx.mode,
+					sessionId: ctx.sessionManager.getSessionId(),
+					sessionFile,
+					sessionDir: ctx.sessionManager.getSessionDir() ?? null,
+					child,
+					recorded,
+					sectionPatches,
+				},
+				30_000,
+			);
+			section = typeof r.section === "string" ? r.section : "";
+			if (typeof r.lockTimeoutMs === "number") host.lockTimeoutMs = r.lockTimeoutMs;
+			if (r.record) pi.appendEntry(RECORD_TYPE, r.record);
+			for (const n of r.notifications ?? []) notify(String(n.message), n.level as Level);
+			if (r.nudge && ctx.hasUI) {
+				const ui = ctx.ui;
+				// Not awaited: the question must not hold up the session.
+				void Promise.resolve(ui.confirm(String(r.nudge.title), String(r.nudge.body))).then(async (ok: boolean) => {
+					if (!ok || !sidecar) return;
+					const d = await sidecar.call("command/run", { name: "dream", args: "", confirmed: true }).catch((e: Error) => ({ text: e.message, level: "error" }));
+					if (typeof d.text === "string") notify(d.text, d.level);
+				});
+			}
+		} catch (e) {
+			inert = String((e as Error).message);
+			report(inert);
+		}
+	});
+
+	pi.on("before_agent_start", async (event, _ctx) => {
+		// Set before anything can fail: pi diffs sections, an omitted key would delete it.
+		event.systemPromptOptions.sections[SECTION] = section;
+		if (!sidecar) return;
+		try {
+			const r = await sidecar.call(
+				"agent/before_start",
+				{ prompt: event.messageType === "user" ? event.prompt : null, messageType: event.messageType, systemPrompt: event.systemPrompt },
+				60_000,
+			);
+			if (r.notify) notify(String(r.notify), "info");
+			if (r.message) return { message: r.message };
+		} catch {
+			// PM-60: a failed surfacing injects nothing.
+		}
+	});
+
+	pi.on("agent_end", (event) => {
+		for (const m of event.messages as Json[]) if (m?.role !== "system") batch.push(m);
+	});
+
+	pi.on("agent_settled", async (event) => {
+		const messages = batch;
+		batch = [];
+		if (!sidecar) return;
+		await sidecar.call("agent/settled", { messages: withoutImageData(messages), aborted: !!event.aborted }, 10_000).catch(() => undefined);
+	});
+
+	pi.on("session_compact", async () => {
+		if (!sidecar) return;
+		try {
+			const r = await sidecar.call("session/compact", {}, 10_000);
+			if (typeof r.section === "string") section = r.section;
+			if (r.record) pi.appendEntry(RECORD_TYPE, r.record);
+		} catch {
+			// keep the old section: still a valid, cached value
+		}
+	});
+
+	pi.on("session_shutdown", async () => {
+		const s = sidecar;
+		if (!s) return;
+		const wait = (host?.lockTimeoutMs ?? 5000) + 2000;
+		await s.call("session/shutdown", {}, wait).catch(() => undefined);
+		sidecar = undefined;
+		await s.close(1000);
+	});
+}

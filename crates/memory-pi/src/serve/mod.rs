@@ -1,0 +1,323 @@
+//! `pimem serve`: the pi sidecar. pi's extension (`crates/memory-pi/extension/index.ts`,
+//! which holds no memory logic) spawns one `pimem serve` per session runtime and forwards
+//! every event, tool call and command to it; all memory behaviour lives here.
+//!
+//! # Protocol, version 1
+//!
+//! **Transport.** Newline-delimited JSON-RPC 2.0 over the sidecar's stdin (pi → sidecar)
+//! and stdout (sidecar → pi); both directions carry requests, responses and notifications.
+//! A line with `"method"` is a request (with `"id"`) or a notification (without); a line
+//! with `"result"`/`"error"` and no `"method"` answers the reader's own earlier request
+//! (routed by id). One message per line, UTF-8, `\r\n` tolerated. stderr is free-form
+//! diagnostics (quiet in normal operation).
+//!
+//! **Errors.** Lines over 16 MiB are discarded and answered with `-32600` (id `null`; the
+//! connection stays up). Malformed JSON: `-32700` with id `null`. Unknown method: `-32601`.
+//! Invalid params: `-32602` whose message names the field. Every request gets exactly one
+//! response (a panicking handler answers `-32603`). Each request runs on its own worker
+//! thread (a `/dream` takes minutes and calls back into pi meanwhile), so the reader never
+//! blocks; stdout writes are serialised, one line per write.
+//!
+//! **Handshake.** `initialize {protocol: 1, client: "pimem-pi", clientVersion}` →
+//! `{protocol: 1, version, tool: {name, label, description, promptSnippet, parameters},
+//! section: "memory_index", recordType: "pimem-memory-index"}`. Any other protocol number
+//! → error `-32002` with a message saying exactly what to rebuild, e.g. `pimem 0.1.0 speaks
+//! protocol 1 but the pi extension speaks protocol 2: rebuild and reinstall both from the
+//! same checkout (cargo xtask install)`, and `data: {protocol, version, tool}` so the
+//! extension can still register an inert tool that returns that message.
+//!
+//! ## pi → sidecar
+//!
+//! | method | params | result |
+//! |---|---|---|
+//! | `initialize` | see above | see above |
+//! | `session/start` | `reason, cwd, agentDir, trusted, hasUI, mode, sessionId, sessionFile\|null, sessionDir\|null, child, recorded: object\|null, sectionPatches: [object]` | `{section, record: object\|null, lockTimeoutMs, notifications: [{message, level}], nudge: {title, body}\|null}` |
+//! | `agent/before_start` | `prompt\|null, messageType, systemPrompt` | `{message: {customType: "memory-auto-surfacing", content, display: false, details: {files}}\|null, notify: "Recalled: N entries"\|null}` |
+//! | `agent/settled` | `messages: [AgentMessage], aborted` | `{}` at once; extraction runs in the background |
+//! | `session/compact` | `{}` | `{section, record}` |
+//! | `tool/execute` | `toolCallId, args` | `{text, isError, details}` |
+//! | `command/run` | `name: "memory"\|"dream", args, confirmed?` | `{text\|null, level}` |
+//! | `session/shutdown` | `{}` | `{finished}` after in-flight work ended or `lock.timeoutMs` passed |
+//!
+//! `session/start`: `recorded` is the `data` of the last `custom` entry with customType
+//! `pimem-memory-index` on the branch; `sectionPatches` are, in branch order, the `sections`
+//! objects of `role: "system"` message entries and of compaction checkpoints (so a session
+//! begun under the TypeScript pi-memory replays its frozen index; PM-57: `null` deletes, a
+//! string sets, one `<memory_index>` wrapper is stripped). The sidecar loads `memory.json`
+//! (`<agentDir>`, then `<cwd>/.pi/` when trusted), validates the configured models by asking
+//! pi `models/resolve`, opens the store, and freezes the section: `recorded` ?? replayed
+//! patches ?? fresh from disk (always fresh for reason `new`). `record` is non-null when the
+//! section was computed fresh: the extension then calls `pi.appendEntry(recordType, record)`.
+//! The extension sets `systemPromptOptions.sections.memory_index` to the frozen value on
+//! every `before_agent_start` (even `""`), so pi sends identical bytes every turn.
+//! If the user confirms the nudge, the extension calls `command/run {name: "dream",
+//! confirmed: true}`.
+//!
+//! `agent/before_start` surfaces nothing for child sessions, blank prompts,
+//! `messageType != "user"`, system prompts containing `<active_agent name="` (PM-60), or
+//! with `autoSurfacing.enabled: false`. It also remembers the system prompt's
+//! `<project_instructions path="…">` blocks for extraction (PM-67).
+//!
+//! `command/run`: `/memory` (any argument but `unlock`) → the 7-line status or the
+//! misconfigured block; `/memory unlock` → PM-77 (asks `ui/confirm`); `/dream` → asks
+//! `ui/confirm` unless `confirmed`, sets `ui/status` `dream`, runs the round, answers the
+//! summary or `Dream failed: <msg>`. `text: null` means "print nothing" (a cancelled
+//! confirmation).
+//!
+//! ## sidecar → pi
+//!
+//! | method | params | result |
+//! |---|---|---|
+//! | `model/complete` | `model: "provider/id", thinkLevel, system, messages, tools, timeoutMs` | `{text, toolCalls: [{id, name, arguments}], stopReason}`; errors `-32010` unresolvable model, `-32011` provider failure |
+//! | `models/resolve` | `specs: [string]` | `{resolvable: [bool]}` |
+//! | `ui/confirm` | `title, body` | `{confirmed}` (`false` without a UI) |
+//! | `ui/notify` (notification) | `message, level` | — shown only when pi has a UI (PM-79) |
+//! | `ui/status` (notification) | `key, text\|null` | — |
+//!
+//! `messages` use `memory_agent::Message`'s JSON (`{role: "user", content}`, `{role:
+//! "assistant", text, toolCalls}`, `{role: "toolResult", toolCallId, toolName, content,
+//! isError}`); the extension converts them to pi-ai messages and calls
+//! `ctx.modelRegistry.streamSimple` with `AbortSignal.timeout(timeoutMs)`.
+//!
+//! # Decisions
+//! * Extension and sidecar both keep the frozen section: the extension sets it before
+//!   awaiting anything, so the section is sent even when the sidecar is slow or gone.
+//! * The record carries the window numbers (`{value, lines, bytes, truncated}`) so `/memory`'s
+//!   `Inject:` line stays exact after `pi -c`, fork and reload.
+//! * A missing model switches its module off (shown by `/memory`) instead of disabling
+//!   memory: the store, tool, index and lexical surfacing need no model. A configured but
+//!   unresolvable model is reported with pi-memory's `pi-memory config error:` notification.
+//! * The sidecar exits 0 at end of input after waiting (at most `lock.timeoutMs`) for work
+//!   still running, so a killed pi never leaves a write half done.
+//!
+//! # Limitations
+//! * One session per process: a second `session/start` replaces the first.
+//! * A section replayed from pi's transcript patches (no record of ours) gets its `Inject:`
+//!   numbers from the sanitised value, which may count a few more bytes than the window.
+
+mod agent;
+mod handlers;
+mod params;
+mod pimodel;
+mod rpc;
+mod section;
+mod session;
+mod tasks;
+
+use std::io::{self, BufRead, Write};
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use anyhow::Result;
+use serde_json::{Value, json};
+
+use params::Params;
+use rpc::{Framed, MAX_LINE_BYTES, Peer, RpcError, code, lock, read_line_capped};
+use session::Session;
+use tasks::Tasks;
+
+/// The protocol version this binary speaks.
+pub const PROTOCOL: u32 = 1;
+
+/// Longest wait of a request for a `session/start` read before it.
+const START_WAIT: Duration = Duration::from_secs(60);
+
+/// Longest wait for in-flight work at end of input when no session configured one.
+const DEFAULT_DRAIN: Duration = Duration::from_secs(5);
+
+/// Shared state of one connection.
+pub struct Server {
+    /// The sending half.
+    peer: Arc<Peer>,
+    /// Running requests and background work.
+    tasks: Arc<Tasks>,
+    /// The current session (after `session/start`).
+    session: Mutex<Option<Arc<Session>>>,
+    /// `session/start` requests read but not finished: requests read after one of them see
+    /// its session (pi awaits `session/start`, but a pipelining client must get order too).
+    starting: Mutex<usize>,
+    started: Condvar,
+}
+
+impl Server {
+    fn new(peer: Arc<Peer>) -> Self {
+        Server {
+            peer,
+            tasks: Arc::new(Tasks::default()),
+            session: Mutex::new(None),
+            starting: Mutex::new(0),
+            started: Condvar::new(),
+        }
+    }
+
+    /// The current session, once every `session/start` read before now has finished.
+    fn session(&self) -> Option<Arc<Session>> {
+        let mut n = lock(&self.starting);
+        let deadline = std::time::Instant::now() + START_WAIT;
+        while *n > 0 {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            n = self
+                .started
+                .wait_timeout(n, left)
+                .map(|(g, _)| g)
+                .unwrap_or_else(|p| p.into_inner().0);
+        }
+        drop(n);
+        lock(&self.session).clone()
+    }
+
+    fn start_begins(&self) {
+        *lock(&self.starting) += 1;
+    }
+
+    fn start_ends(&self) {
+        let mut n = lock(&self.starting);
+        *n = n.saturating_sub(1);
+        self.started.notify_all();
+    }
+
+    fn set_session(&self, s: Arc<Session>) {
+        *lock(&self.session) = Some(s);
+    }
+}
+
+/// Runs the sidecar on stdin/stdout until end of input.
+pub fn run() -> Result<()> {
+    let stdin = io::stdin();
+    serve(stdin.lock(), Box::new(io::stdout()))
+}
+
+/// Prints the `memory` tool definition (name, label, description, JSON schema) as JSON.
+pub fn print_tool_schema() -> Result<()> {
+    let mut out = io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, &handlers::tool_definition())?;
+    out.write_all(b"\n")?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Serves one connection: reads requests from `input` until end of input, answers on
+/// `output`.
+pub fn serve(mut input: impl BufRead, output: Box<dyn Write + Send>) -> Result<()> {
+    let peer = Arc::new(Peer::new(output));
+    let server = Arc::new(Server::new(peer.clone()));
+    let mut buf = Vec::new();
+    loop {
+        match read_line_capped(&mut input, &mut buf, MAX_LINE_BYTES)? {
+            Framed::Eof => break,
+            Framed::TooLong => peer.respond(
+                Value::Null,
+                Err(RpcError::new(
+                    code::INVALID_REQUEST,
+                    format!("line longer than {MAX_LINE_BYTES} bytes refused"),
+                )),
+            ),
+            Framed::Complete => {
+                if !buf.iter().all(u8::is_ascii_whitespace) {
+                    dispatch(&server, &buf);
+                }
+            }
+        }
+    }
+    // pi is gone: nobody can answer our requests any more.
+    peer.close();
+    let drain = server
+        .session()
+        .map(|s| Duration::from_millis(s.cfg.lock.timeout_ms))
+        .unwrap_or(DEFAULT_DRAIN);
+    if !server.tasks.wait_until_at_most(0, drain) {
+        server.tasks.cancel_all();
+        server
+            .tasks
+            .wait_until_at_most(0, Duration::from_millis(200));
+    }
+    Ok(())
+}
+
+/// Handles one input line.
+fn dispatch(server: &Arc<Server>, line: &[u8]) {
+    let msg: Value = match serde_json::from_slice(line) {
+        Ok(v) => v,
+        Err(e) => {
+            server.peer.respond(
+                Value::Null,
+                Err(RpcError::new(
+                    code::PARSE_ERROR,
+                    format!("Parse error: {e}"),
+                )),
+            );
+            return;
+        }
+    };
+    let id = msg.get("id").cloned();
+    let Some(method) = msg.get("method") else {
+        if msg.get("result").is_some() || msg.get("error").is_some() {
+            server.peer.deliver(&msg);
+        } else {
+            server.peer.respond(
+                id.unwrap_or(Value::Null),
+                Err(RpcError::new(
+                    code::INVALID_REQUEST,
+                    "Invalid request: neither a request nor a response",
+                )),
+            );
+        }
+        return;
+    };
+    let Some(method) = method.as_str().map(str::to_owned) else {
+        server.peer.respond(
+            id.unwrap_or(Value::Null),
+            Err(RpcError::new(
+                code::INVALID_REQUEST,
+                "Invalid request: \"method\" must be a string",
+            )),
+        );
+        return;
+    };
+    let Some(id) = id else {
+        return; // notifications from pi: none are defined in protocol 1
+    };
+    let params = msg.get("params").cloned().unwrap_or_else(|| json!({}));
+    let is_start = method == "session/start";
+    if is_start {
+        server.start_begins();
+    }
+    let worker = server.clone();
+    server.tasks.spawn("pimem-request", move || {
+        let reply = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            handle(&worker, &method, Params(&params))
+        }));
+        if is_start {
+            worker.start_ends();
+        }
+        let reply = reply.unwrap_or_else(|_| {
+            Err(RpcError::new(
+                code::INTERNAL_ERROR,
+                format!("internal error while handling {method}"),
+            ))
+        });
+        worker.peer.respond(id, reply);
+    });
+}
+
+/// Routes one request to its handler.
+fn handle(server: &Arc<Server>, method: &str, p: Params<'_>) -> Result<Value, RpcError> {
+    match method {
+        "initialize" => handlers::initialize(p),
+        "session/start" => handlers::session_start(server, p),
+        "agent/before_start" => handlers::before_start(server, p),
+        "agent/settled" => handlers::settled(server, p),
+        "session/compact" => handlers::compact(server),
+        "tool/execute" => handlers::tool_execute(server, p),
+        "command/run" => handlers::command(server, p),
+        "session/shutdown" => handlers::shutdown(server),
+        other => Err(RpcError::new(
+            code::METHOD_NOT_FOUND,
+            format!("Method not found: {other}"),
+        )),
+    }
+}

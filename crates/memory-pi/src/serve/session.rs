@@ -1,0 +1,347 @@
+//! Per-session state and `session/start`: configuration, model validation through pi, the
+//! store, the frozen section.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use memory_agent::sessions::{
+    ProjectSessions, SessionSearchOptions, default_session_root, session_dir_for_cwd,
+};
+use memory_agent::surfacing::Surfacer;
+use memory_core::tool::VersionBook;
+use memory_core::{
+    Config, IndexSection, Modules, Project, Task, home_dir, load_config, open_project,
+};
+use serde_json::{Value, json};
+
+use super::params::Params;
+use super::rpc::{CallError, Peer, RpcError};
+use super::section;
+
+/// How long `session/start` waits for pi to answer `models/resolve`.
+const RESOLVE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What pi told us about the session in `session/start`.
+#[derive(Debug, Clone)]
+pub struct StartInfo {
+    /// `session_start` reason (`startup`, `new`, `resume`, `fork`, `reload`).
+    pub reason: String,
+    /// The session's working directory.
+    pub cwd: PathBuf,
+    /// pi's agent directory.
+    pub agent_dir: PathBuf,
+    /// Whether `<cwd>/.pi/` may be read.
+    pub trusted: bool,
+    /// Whether pi has a UI (tui, rpc); notifications and dialogs only then.
+    pub has_ui: bool,
+    /// pi's session directory for this session, when known.
+    pub session_dir: Option<PathBuf>,
+    /// A headless child session (subagent): no surfacing, extraction or nudge.
+    pub child: bool,
+}
+
+impl StartInfo {
+    /// Parses the `session/start` parameters (without the section sources).
+    pub fn parse(p: Params<'_>) -> Result<Self, RpcError> {
+        Ok(StartInfo {
+            reason: p.opt_str("reason")?.unwrap_or("startup").to_owned(),
+            cwd: PathBuf::from(p.str("cwd")?),
+            agent_dir: PathBuf::from(p.str("agentDir")?),
+            trusted: p.bool_or("trusted", false)?,
+            has_ui: p.bool_or("hasUI", false)?,
+            session_dir: p.opt_str("sessionDir")?.map(PathBuf::from),
+            child: p.bool_or("child", false)?,
+        })
+    }
+}
+
+/// Mutable per-session state.
+#[derive(Debug)]
+pub struct Live {
+    /// The frozen `memory_index` section (PM-57).
+    pub section: IndexSection,
+    /// `Extract failed:` was shown already (at most once per session, PM-68).
+    pub extract_error_shown: bool,
+    /// `<project_instructions>` blocks of the last system prompt (PM-67).
+    pub instructions: Vec<String>,
+}
+
+/// One pi session as the sidecar sees it.
+pub struct Session {
+    /// Parameters of `session/start`.
+    pub info: StartInfo,
+    /// Effective configuration.
+    pub cfg: Config,
+    /// Module states after model validation.
+    pub modules: Modules,
+    /// Why the store could not be opened (the misconfigured state); empty when healthy.
+    pub errors: Vec<String>,
+    /// The opened project (absent in the misconfigured state).
+    pub project: Option<Project>,
+    /// Past sessions of this project (the tool's `scope: "sessions"`).
+    pub sessions: ProjectSessions,
+    /// Mutable state.
+    pub live: Mutex<Live>,
+    /// Surfacing state: what was surfaced this session (cleared at compaction, PM-64).
+    pub surfacer: Mutex<Surfacer>,
+    /// Versions the main agent has seen (compare-and-swap for its replace/remove).
+    pub versions: Mutex<VersionBook>,
+}
+
+/// What `session/start` answers, besides the session itself.
+pub struct Started {
+    /// The session.
+    pub session: Session,
+    /// Whether the section was computed fresh (the extension records it).
+    pub record: bool,
+    /// Notifications for the user (shown by the extension when it has a UI).
+    pub notifications: Vec<Value>,
+}
+
+/// A notification object `{message, level}`.
+pub fn notification(message: impl Into<String>, level: &str) -> Value {
+    json!({ "message": message.into(), "level": level })
+}
+
+/// The PM-73 problem texts for the tasks that need a model.
+pub fn model_errors(cfg: &Config, resolvable: &dyn Fn(&str) -> bool) -> Vec<(Task, String)> {
+    cfg.tasks_needing_models()
+        .into_iter()
+        .filter_map(|task| {
+            let key = task.key();
+            match cfg.task_model(task) {
+                None => Some((
+                    task,
+                    format!("no model for {key} — set \"{key}.model\" or \"defaults.model\" in memory.json"),
+                )),
+                Some(m) if !resolvable(m) => Some((
+                    task,
+                    format!("model \"{m}\" for {key} is not resolvable (unknown id or missing credentials)"),
+                )),
+                Some(_) => None,
+            }
+        })
+        .collect()
+}
+
+/// Asks pi which of the configured models it can use. When pi cannot answer, every model
+/// counts as resolvable (a later call reports the real error).
+fn resolve_models(peer: &Peer, cfg: &Config) -> HashMap<String, bool> {
+    let mut specs: Vec<String> = Vec::new();
+    for task in cfg.tasks_needing_models() {
+        if let Some(m) = cfg.task_model(task)
+            && !specs.iter().any(|s| s == m)
+        {
+            specs.push(m.to_owned());
+        }
+    }
+    if specs.is_empty() {
+        return HashMap::new();
+    }
+    let answer = peer.request(
+        "models/resolve",
+        json!({ "specs": specs }),
+        RESOLVE_TIMEOUT,
+        None,
+    );
+    let flags: Vec<bool> = match answer {
+        Ok(v) => v
+            .get("resolvable")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().map(|b| b.as_bool().unwrap_or(false)).collect())
+            .unwrap_or_default(),
+        Err(CallError::Rpc(_) | CallError::Timeout | CallError::Closed | CallError::Cancelled) => {
+            Vec::new()
+        }
+    };
+    specs
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| (s, flags.get(i).copied().unwrap_or(true)))
+        .collect()
+}
+
+/// The session search scope for the session's own project.
+fn project_sessions(info: &StartInfo, cfg: &Config) -> ProjectSessions {
+    let options = SessionSearchOptions {
+        max_sessions: cfg.session_search.max_sessions,
+        max_matches: cfg.session_search.max_matches,
+        ..SessionSearchOptions::default()
+    };
+    let default_dir = session_dir_for_cwd(&default_session_root(&info.agent_dir), &info.cwd);
+    match &info.session_dir {
+        Some(dir) if !same_dir(dir, &default_dir) => {
+            ProjectSessions::flat(dir.clone(), info.cwd.clone(), options)
+        }
+        _ => ProjectSessions::for_agent_dir(&info.agent_dir, &info.cwd, options),
+    }
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
+}
+
+/// `session/start`: loads configuration, validates models, opens the store and decides the
+/// frozen section: the last record on the branch, else pi's replayed section patches (a
+/// session begun under pi-memory), else a fresh read of `MEMORY.md`.
+pub fn start(peer: &Peer, p: Params<'_>) -> Result<Started, RpcError> {
+    let info = StartInfo::parse(p)?;
+    let recorded = p.opt_value("recorded");
+    let patches = p.array("sectionPatches")?;
+
+    let loaded = load_config(&info.agent_dir, &info.cwd, info.trusted);
+    let cfg = loaded.config;
+    let mut notifications = Vec::new();
+    for problem in &loaded.problems {
+        notifications.push(notification(format!("pimem: {problem}"), "warning"));
+    }
+
+    let resolvable = resolve_models(peer, &cfg);
+    let is_resolvable = |m: &str| resolvable.get(m).copied().unwrap_or(true);
+    let modules = Modules::from_config(&cfg, is_resolvable);
+    // Decision: a missing model only switches its module off (`/memory` shows why); a model
+    // that is configured but unusable is a mistake worth a notification (PM-73 text).
+    let unusable: Vec<String> = model_errors(&cfg, &is_resolvable)
+        .into_iter()
+        .filter(|(task, _)| cfg.task_model(*task).is_some())
+        .map(|(_, e)| e)
+        .collect();
+    if !unusable.is_empty() {
+        let mut text = String::from("pi-memory config error:");
+        for e in &unusable {
+            text.push_str("\n- ");
+            text.push_str(e);
+        }
+        notifications.push(notification(text, "error"));
+    }
+
+    let (project, errors) = match open_project(&cfg, &info.cwd, None, home_dir().as_deref()) {
+        Ok(p) => (Some(p), Vec::new()),
+        Err(e) => {
+            let msg = format!("Failed to initialize memory: {e}");
+            notifications.push(notification(msg.clone(), "error"));
+            (None, vec![msg])
+        }
+    };
+
+    let replayed = if info.reason == "new" {
+        None // a new session never inherits a section
+    } else {
+        recorded
+            .and_then(section::from_record)
+            .or_else(|| section::from_patches(patches))
+    };
+    let (frozen, record) = match (replayed, &project) {
+        (Some(s), _) => (s, false),
+        (None, Some(project)) => match project.store.index_section(
+            cfg.mem_index_inject_max_lines,
+            cfg.mem_index_inject_max_bytes,
+        ) {
+            Ok(s) => (s, true),
+            Err(e) => {
+                notifications.push(notification(
+                    format!("pimem: cannot read the memory index: {e}"),
+                    "error",
+                ));
+                (section::empty(), true)
+            }
+        },
+        (None, None) => (section::empty(), false),
+    };
+
+    let sessions = project_sessions(&info, &cfg);
+    Ok(Started {
+        session: Session {
+            info,
+            cfg,
+            modules,
+            errors,
+            project,
+            sessions,
+            live: Mutex::new(Live {
+                section: frozen,
+                extract_error_shown: false,
+                instructions: Vec::new(),
+            }),
+            surfacer: Mutex::new(Surfacer::new()),
+            versions: Mutex::new(VersionBook::default()),
+        },
+        record,
+        notifications,
+    })
+}
+
+impl Session {
+    /// Why a task cannot run: the PM-73 text for a missing or unusable model.
+    pub fn model_problem(&self, task: Task) -> String {
+        let key = task.key();
+        match self.cfg.task_model(task) {
+            None => format!(
+                "no model for {key} — set \"{key}.model\" or \"defaults.model\" in memory.json"
+            ),
+            Some(m) => format!(
+                "model \"{m}\" for {key} is not resolvable (unknown id or missing credentials)"
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(v: Value) -> Config {
+        memory_core::config::config_from_value(&v).0
+    }
+
+    #[test]
+    fn model_errors_follow_pm73_order_and_texts_o1_o2_o4_o5() {
+        // O1: no models, defaults otherwise (surfacing without a model is lexical: no error)
+        let errs: Vec<String> = model_errors(&cfg(json!({})), &|_| true)
+            .into_iter()
+            .map(|e| e.1)
+            .collect();
+        assert_eq!(
+            errs,
+            vec!["no model for dream — set \"dream.model\" or \"defaults.model\" in memory.json"]
+        );
+        // O2: unresolvable default model
+        let errs: Vec<String> =
+            model_errors(&cfg(json!({"defaults": {"model": "nope/nope"}})), &|_| {
+                false
+            })
+            .into_iter()
+            .map(|e| e.1)
+            .collect();
+        assert_eq!(
+            errs,
+            vec![
+                "model \"nope/nope\" for dream is not resolvable (unknown id or missing credentials)",
+                "model \"nope/nope\" for autoSurfacing is not resolvable (unknown id or missing credentials)",
+            ]
+        );
+        // O4: extraction enabled, no models: dream, then extractMemories
+        let errs: Vec<Task> =
+            model_errors(&cfg(json!({"extractMemories": {"enabled": true}})), &|_| {
+                true
+            })
+            .into_iter()
+            .map(|e| e.0)
+            .collect();
+        assert_eq!(errs, vec![Task::Dream, Task::ExtractMemories]);
+        // O5: surfacing off, only dream.model
+        assert!(
+            model_errors(
+                &cfg(json!({"autoSurfacing": {"enabled": false}, "dream": {"model": "a/b"}})),
+                &|_| true
+            )
+            .is_empty()
+        );
+    }
+}
