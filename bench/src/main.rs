@@ -8,6 +8,7 @@
 mod keys;
 mod sessions;
 mod store;
+mod surfacing;
 mod timing;
 
 use anyhow::{Result, bail};
@@ -20,6 +21,7 @@ const GROUPS: &[Group] = &[
     ("keys", keys::run),
     ("sessions", sessions::run),
     ("store", store::run),
+    ("surfacing", surfacing::run),
 ];
 
 fn main() -> Result<()> {

@@ -53,6 +53,7 @@
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
@@ -161,21 +162,77 @@ struct Doc {
     file: String,
     modified: String,
     lens: [u32; FIELDS],
-    /// The distinct terms of the document, for removal.
-    terms: Vec<String>,
+    /// The distinct term ids of the document, for removal.
+    terms: Vec<u32>,
 }
+
+/// FxHash (rustc's hasher): a multiply-rotate hash, several times faster than SipHash on the
+/// short keys of an index. Keys are terms of the user's own memories and prompts, so hash
+/// flooding is not a concern.
+#[derive(Debug, Clone, Copy, Default)]
+struct FxHasher(u64);
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 /// An in-memory BM25F index over entries; see the module docs.
 ///
 /// Documents can be inserted and removed one at a time, so a caller can keep the index in
 /// step with a changing directory without rebuilding it; the ranking only depends on the set
 /// of documents, never on the order of insertions.
+///
+/// Terms are interned: the dictionary maps each term ever indexed to an id, and the postings
+/// of a term are a vector indexed by that id (a term whose documents were all removed keeps
+/// its id with an empty list).
 #[derive(Debug, Clone, Default)]
 pub struct LexicalIndex {
     docs: Vec<Option<Doc>>,
     free: Vec<u32>,
-    by_file: HashMap<String, u32>,
-    postings: HashMap<String, Vec<Posting>>,
+    by_file: FxMap<String, u32>,
+    dict: FxMap<Box<str>, u32>,
+    postings: Vec<Vec<Posting>>,
     len_sums: [u64; FIELDS],
 }
 
@@ -212,15 +269,24 @@ impl LexicalIndex {
     /// Adds a document, replacing any document with the same file.
     pub fn insert(&mut self, doc: LexicalDoc<'_>) {
         self.remove(doc.file);
-        let mut counts: HashMap<String, [u32; FIELDS]> = HashMap::new();
+        let mut counts: FxMap<u32, [u32; FIELDS]> = FxMap::default();
         let mut lens = [0u32; FIELDS];
         for (field, text) in [doc.name, doc.description, doc.body]
             .into_iter()
             .enumerate()
         {
-            for_each_token(text, |token, _| {
+            for_each_token(text, false, |token, _| {
                 lens[field] = lens[field].saturating_add(1);
-                let slot = counts.entry(token.to_owned()).or_insert([0; FIELDS]);
+                let term = match self.dict.get(token) {
+                    Some(&id) => id,
+                    None => {
+                        let id = u32::try_from(self.postings.len()).unwrap_or(u32::MAX);
+                        self.postings.push(Vec::new());
+                        self.dict.insert(token.into(), id);
+                        id
+                    }
+                };
+                let slot = counts.entry(term).or_insert([0; FIELDS]);
                 slot[field] = slot[field].saturating_add(1);
             });
         }
@@ -232,13 +298,12 @@ impl LexicalIndex {
                 u32::try_from(self.docs.len() - 1).unwrap_or(u32::MAX)
             }
         };
-        let mut terms: Vec<String> = Vec::with_capacity(counts.len());
+        let mut terms: Vec<u32> = Vec::with_capacity(counts.len());
         for (term, tf) in counts {
-            self.postings
-                .entry(term.clone())
-                .or_default()
-                .push(Posting { doc: id, tf });
-            terms.push(term);
+            if let Some(list) = self.postings.get_mut(term as usize) {
+                list.push(Posting { doc: id, tf });
+                terms.push(term);
+            }
         }
         for (sum, len) in self.len_sums.iter_mut().zip(lens) {
             *sum += u64::from(len);
@@ -260,14 +325,11 @@ impl LexicalIndex {
         let Some(doc) = self.docs.get_mut(id as usize).and_then(Option::take) else {
             return false;
         };
-        for term in &doc.terms {
-            if let Some(list) = self.postings.get_mut(term) {
-                if let Some(pos) = list.iter().position(|p| p.doc == id) {
-                    list.swap_remove(pos);
-                }
-                if list.is_empty() {
-                    self.postings.remove(term);
-                }
+        for &term in &doc.terms {
+            if let Some(list) = self.postings.get_mut(term as usize)
+                && let Some(pos) = list.iter().position(|p| p.doc == id)
+            {
+                list.swap_remove(pos);
             }
         }
         for (sum, len) in self.len_sums.iter_mut().zip(doc.lens) {
@@ -308,9 +370,14 @@ impl LexicalIndex {
             *a = (sum as f64 / n as f64).max(1.0);
         }
         // Per document: score and number of distinct full-weight query terms matched.
-        let mut scores: HashMap<u32, (f64, u32)> = HashMap::new();
+        let mut scores: FxMap<u32, (f64, u32)> = FxMap::default();
         for (term, weight) in &terms {
-            let Some(list) = self.postings.get(term.as_str()) else {
+            let Some(list) = self
+                .dict
+                .get(term.as_str())
+                .and_then(|&id| self.postings.get(id as usize))
+                .filter(|l| !l.is_empty())
+            else {
                 continue;
             };
             let term_idf = idf(list.len()) / idf_ref;
@@ -356,7 +423,7 @@ impl LexicalIndex {
 /// The distinct query terms in first-occurrence order, each with its weight.
 fn query_terms(query: &str) -> Vec<(String, f64)> {
     let mut out: Vec<(String, f64)> = Vec::new();
-    for_each_token(query, |token, kind| {
+    for_each_token(query, true, |token, kind| {
         if !out.iter().any(|(t, _)| t == token) {
             let weight = match kind {
                 Kind::CjkUnigram => CJK_UNIGRAM_WEIGHT,
@@ -372,7 +439,7 @@ fn query_terms(query: &str) -> Vec<(String, f64)> {
 /// The tokens of `text` in order, as indexed and queried (see the module docs).
 pub fn tokenize(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for_each_token(text, |t, _| out.push(t.to_owned()));
+    for_each_token(text, false, |t, _| out.push(t.to_owned()));
     out
 }
 
@@ -397,6 +464,16 @@ enum Class {
 }
 
 fn classify(c: char) -> Option<Class> {
+    if c.is_ascii() {
+        // No ASCII character is a format character or CJK: skip the table lookups.
+        return Some(if c.is_ascii_alphanumeric() {
+            Class::Alnum
+        } else if matches!(c, '_' | '-' | '.') {
+            Class::Connector
+        } else {
+            Class::Break
+        });
+    }
     if c.general_category() == GeneralCategory::Format {
         return None; // ignored entirely
     }
@@ -422,8 +499,9 @@ fn is_cjk(c: char) -> bool {
     )
 }
 
-/// Calls `emit` for every token of `text`.
-fn for_each_token(text: &str, mut emit: impl FnMut(&str, Kind)) {
+/// Calls `emit` for every token of `text`. Token kinds (query weights) are only worked out
+/// when `query` is set; indexing treats every token alike.
+fn for_each_token(text: &str, query: bool, mut emit: impl FnMut(&str, Kind)) {
     // The current compound (original case, format characters removed, connectors kept) or
     // CJK run.
     let mut word = String::new();
@@ -442,7 +520,7 @@ fn for_each_token(text: &str, mut emit: impl FnMut(&str, Kind)) {
                 word.push(c);
             }
             Class::Cjk => {
-                flush_word(&mut word, &mut scratch, &mut emit);
+                flush_word(&mut word, &mut scratch, query, &mut emit);
                 pending_connector = None;
                 cjk.push(c);
             }
@@ -450,7 +528,7 @@ fn for_each_token(text: &str, mut emit: impl FnMut(&str, Kind)) {
                 flush_cjk(&mut cjk, &mut emit);
                 if pending_connector.is_some() {
                     // Two connectors in a row (`a--b`, `..`): not a compound.
-                    flush_word(&mut word, &mut scratch, &mut emit);
+                    flush_word(&mut word, &mut scratch, query, &mut emit);
                     pending_connector = None;
                 } else if !word.is_empty() {
                     pending_connector = Some(c);
@@ -458,13 +536,13 @@ fn for_each_token(text: &str, mut emit: impl FnMut(&str, Kind)) {
             }
             Class::Break => {
                 flush_cjk(&mut cjk, &mut emit);
-                flush_word(&mut word, &mut scratch, &mut emit);
+                flush_word(&mut word, &mut scratch, query, &mut emit);
                 pending_connector = None;
             }
         }
     }
     flush_cjk(&mut cjk, &mut emit);
-    flush_word(&mut word, &mut scratch, &mut emit);
+    flush_word(&mut word, &mut scratch, query, &mut emit);
 }
 
 fn flush_cjk(run: &mut Vec<char>, emit: &mut impl FnMut(&str, Kind)) {
@@ -491,26 +569,31 @@ fn flush_cjk(run: &mut Vec<char>, emit: &mut impl FnMut(&str, Kind)) {
 }
 
 /// Emits the parts of a compound, then the whole compound when it has several parts.
-fn flush_word(word: &mut String, scratch: &mut String, emit: &mut impl FnMut(&str, Kind)) {
+fn flush_word(
+    word: &mut String,
+    scratch: &mut String,
+    query: bool,
+    emit: &mut impl FnMut(&str, Kind),
+) {
     if word.is_empty() {
         return;
     }
     let mut parts = 0usize;
     for segment in word.split(['_', '-', '.']) {
-        for part in camel_parts(segment) {
+        camel_parts(segment, |part| {
             parts += 1;
             lower_into(part, scratch);
             if is_stopword(scratch) || is_single_ascii_letter(scratch) {
-                continue;
+                return;
             }
             stem_in_place(scratch);
-            let kind = if is_generic_stem(scratch) || is_short_number(scratch) {
+            let kind = if query && (is_generic_stem(scratch) || is_short_number(scratch)) {
                 Kind::Generic
             } else {
                 Kind::Word
             };
             emit(scratch, kind);
-        }
+        });
     }
     if parts > 1 {
         lower_into(word, scratch);
@@ -522,8 +605,13 @@ fn flush_word(word: &mut String, scratch: &mut String, emit: &mut impl FnMut(&st
 
 fn lower_into(s: &str, out: &mut String) {
     out.clear();
-    for c in s.chars() {
-        out.extend(c.to_lowercase());
+    if s.is_ascii() {
+        out.push_str(s);
+        out.make_ascii_lowercase();
+    } else {
+        for c in s.chars() {
+            out.extend(c.to_lowercase());
+        }
     }
 }
 
@@ -533,29 +621,29 @@ fn is_single_ascii_letter(s: &str) -> bool {
 
 /// Splits at lower→upper (`getUser`), at the last capital of a capital run followed by a
 /// lowercase letter (`HTTPServer` → `HTTP`, `Server`) and at letter↔digit changes (`utf8`).
-fn camel_parts(segment: &str) -> Vec<&str> {
-    let chars: Vec<(usize, char)> = segment.char_indices().collect();
-    let mut parts = Vec::new();
+fn camel_parts<'s>(segment: &'s str, mut part: impl FnMut(&'s str)) {
     let mut start = 0usize;
-    for i in 1..chars.len() {
-        let (pos, c) = chars[i];
-        let prev = chars[i - 1].1;
-        let next = chars.get(i + 1).map(|&(_, n)| n);
-        // A single leading capital stays with the next part (`IPv4` → `IPv`, `4`).
-        let boundary = (prev.is_lowercase() && c.is_uppercase())
-            || (prev.is_uppercase()
-                && c.is_uppercase()
-                && next.is_some_and(char::is_lowercase)
-                && pos - start > prev.len_utf8())
-            || (prev.is_alphabetic() && c.is_numeric())
-            || (prev.is_numeric() && c.is_alphabetic());
-        if boundary {
-            parts.push(&segment[start..pos]);
-            start = pos;
+    let mut chars = segment.char_indices().peekable();
+    let mut prev: Option<char> = None;
+    while let Some((pos, c)) = chars.next() {
+        if let Some(prev) = prev {
+            let next = chars.peek().map(|&(_, n)| n);
+            // A single leading capital stays with the next part (`IPv4` → `IPv`, `4`).
+            let boundary = (prev.is_lowercase() && c.is_uppercase())
+                || (prev.is_uppercase()
+                    && c.is_uppercase()
+                    && next.is_some_and(char::is_lowercase)
+                    && pos - start > prev.len_utf8())
+                || (prev.is_alphabetic() && c.is_numeric())
+                || (prev.is_numeric() && c.is_alphabetic());
+            if boundary {
+                part(&segment[start..pos]);
+                start = pos;
+            }
         }
+        prev = Some(c);
     }
-    parts.push(&segment[start..]);
-    parts
+    part(&segment[start..]);
 }
 
 /// A light suffix stripper for lowercase ASCII words; other words are left alone.
@@ -610,7 +698,7 @@ fn stem_in_place(w: &mut String) {
 
 /// Whether a stemmed word is the stem of an everyday word (so `takes` counts like `take`).
 fn is_generic_stem(stem: &str) -> bool {
-    static STEMS: OnceLock<HashSet<String>> = OnceLock::new();
+    static STEMS: OnceLock<HashSet<String, BuildHasherDefault<FxHasher>>> = OnceLock::new();
     STEMS
         .get_or_init(|| {
             GENERIC
@@ -630,10 +718,15 @@ fn is_short_number(w: &str) -> bool {
 }
 
 fn is_stopword(w: &str) -> bool {
-    STOPWORDS.binary_search(&w).is_ok()
+    static SET: OnceLock<HashSet<&'static str, BuildHasherDefault<FxHasher>>> = OnceLock::new();
+    // Every stopword is short ASCII: most tokens are rejected without hashing.
+    w.len() <= 7
+        && SET
+            .get_or_init(|| STOPWORDS.iter().copied().collect())
+            .contains(w)
 }
 
-/// English function words and chat filler (sorted for binary search).
+/// English function words and chat filler (sorted, for review).
 const STOPWORDS: &[&str] = &[
     "about", "again", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "been",
     "being", "but", "by", "can", "could", "did", "didn", "do", "does", "doesn", "doing", "don",
@@ -803,8 +896,9 @@ mod tests {
     }
 
     #[test]
-    fn stopwords_are_sorted_for_binary_search() {
+    fn word_lists_are_sorted_short_and_disjoint() {
         assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(STOPWORDS.iter().all(|w| w.len() <= 7 && w.is_ascii()));
         assert!(GENERIC.windows(2).all(|w| w[0] < w[1]));
         assert!(!GENERIC.iter().any(|w| is_stopword(w)));
     }
