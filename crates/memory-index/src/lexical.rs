@@ -1085,6 +1085,24 @@ mod tests {
     }
 
     #[test]
+    fn queries_are_cut_to_4000_utf16_units_like_the_side_query() {
+        let index = LexicalIndex::build([doc("a.md", "kafka consumer lag", "kafka lag")]);
+        let pad = "😀".repeat(QUERY_MAX_CHARS / 2); // exactly 4000 UTF-16 units
+        assert!(
+            index
+                .rank_with(&format!("{pad} kafka"), 3, Cutoff::ANY, &|_| false)
+                .is_empty()
+        );
+        let pad = "😀".repeat(QUERY_MAX_CHARS / 2 - 4);
+        assert_eq!(
+            index
+                .rank_with(&format!("{pad} kafka"), 3, Cutoff::ANY, &|_| false)
+                .len(),
+            1
+        );
+    }
+
+    #[test]
     fn excluded_files_are_never_returned() {
         let index = LexicalIndex::build([
             doc("a.md", "redis", "redis"),
