@@ -90,3 +90,4 @@ pub use model::{
     ToolDef,
 };
 pub use nudge::{Nudge, count_sessions, should_nudge};
+pub use surfacing::{Fallback, Surfaced, Surfacer, SurfacingRequest};
