@@ -81,8 +81,29 @@ impl Context {
         })
     }
 
-    fn store(&self) -> &memory_core::Store {
+    /// The project's store.
+    pub fn store(&self) -> &memory_core::Store {
         &self.project.store
+    }
+
+    /// The effective configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// pi's agent directory, when known.
+    pub fn agent_dir(&self) -> Option<&Path> {
+        self.agent_dir.as_deref()
+    }
+
+    /// The absolute working directory.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// Whether `--json` was given.
+    pub fn json(&self) -> bool {
+        self.json
     }
 }
 
@@ -173,14 +194,16 @@ pub struct UnlockArgs {
     yes: bool,
 }
 
-fn print_json(value: &Value) -> Result<()> {
+/// Prints pretty JSON and a newline.
+pub fn print_json(value: &Value) -> Result<()> {
     let mut out = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, value)?;
     out.write_all(b"\n")?;
     Ok(())
 }
 
-fn print_text(text: &str) -> Result<()> {
+/// Prints a text, adding a final newline when it lacks one.
+pub fn print_text(text: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     if !text.ends_with('\n') {

@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 mod cli;
+mod cli_tasks;
 mod serve;
 
 use std::path::PathBuf;
@@ -72,6 +73,12 @@ enum Command {
     Unlock(cli::UnlockArgs),
     /// Print the exact `memory_index` system-prompt section (window + sanitising).
     Section,
+    /// Consolidate memories with the dream model (merge duplicates, fix contradictions).
+    Dream(cli_tasks::DreamArgs),
+    /// Extract memories from a transcript (a JSON array of pi agent messages).
+    Extract(cli_tasks::ExtractArgs),
+    /// Show which memories a prompt would surface, and the exact hidden message.
+    Surface(cli_tasks::SurfaceArgs),
     /// Run the pi sidecar: JSON-RPC over stdin/stdout (spawned by the pi extension).
     Serve,
     /// Print the `memory` tool's JSON schema as registered with pi.
@@ -122,6 +129,9 @@ fn run(cli: Cli) -> Result<()> {
         Command::RebuildIndex => cli::cmd_rebuild_index(&ctx),
         Command::Unlock(args) => cli::cmd_unlock(&ctx, args),
         Command::Section => cli::cmd_section(&ctx),
+        Command::Dream(args) => cli_tasks::cmd_dream(&ctx, args),
+        Command::Extract(args) => cli_tasks::cmd_extract(&ctx, args),
+        Command::Surface(args) => cli_tasks::cmd_surface(&ctx, args),
         Command::Serve | Command::ToolSchema => unreachable!("dispatched above"),
     }
 }
