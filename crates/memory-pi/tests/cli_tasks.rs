@@ -70,8 +70,11 @@ impl Env {
     }
 }
 
+/// Requests the fake server saw: (authorization header line, JSON body).
+type Seen = Arc<Mutex<Vec<(String, Value)>>>;
+
 /// A fake chat-completions server: one scripted JSON body per request, bodies logged.
-fn fake_server(script: Vec<Value>) -> (String, Arc<Mutex<Vec<(String, Value)>>>) {
+fn fake_server(script: Vec<Value>) -> (String, Seen) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/v1", listener.local_addr().unwrap());
     let log = Arc::new(Mutex::new(Vec::new()));
