@@ -13,7 +13,8 @@
 //!   (otherwise prints the command to run).
 //!
 //! * `bench [group...]`: builds `memory-bench` in release mode and runs the named groups (all
-//!   by default), printing Markdown for BENCHMARKS.md.
+//!   by default), printing Markdown for BENCHMARKS.md. The `pi` group drives real pi instead
+//!   (startup with and without the extension, per-turn round trip; `crates/memory-pi/e2e/bench.mjs`).
 //!
 //! Tasks are plain Rust so they run the same on every machine with only cargo installed.
 #![forbid(unsafe_code)]
@@ -67,17 +68,56 @@ fn ci(root: &Path) -> Result<()> {
 }
 
 fn bench(root: &Path, groups: &[String]) -> Result<()> {
-    let mut args = vec![
-        "run",
-        "--release",
-        "--locked",
-        "--quiet",
-        "-p",
-        "memory-bench",
-        "--",
-    ];
-    args.extend(groups.iter().map(String::as_str));
-    run(root, "cargo", &args)
+    // `pi` is not a memory-bench group: it drives real pi (see `bench_pi`).
+    let with_pi = groups.is_empty() || groups.iter().any(|g| g == "pi");
+    let rest: Vec<&str> = groups
+        .iter()
+        .map(String::as_str)
+        .filter(|g| *g != "pi")
+        .collect();
+    if groups.is_empty() || !rest.is_empty() {
+        let mut args = vec![
+            "run",
+            "--release",
+            "--locked",
+            "--quiet",
+            "-p",
+            "memory-bench",
+            "--",
+        ];
+        args.extend(rest);
+        run(root, "cargo", &args)?;
+    }
+    if with_pi {
+        bench_pi(root)?;
+    }
+    Ok(())
+}
+
+/// The `pi` group: pi startup with and without the extension, and the per-turn
+/// `agent/before_start` round trip (`crates/memory-pi/e2e/bench.mjs`, release `pimem`).
+fn bench_pi(root: &Path) -> Result<()> {
+    run(
+        root,
+        "cargo",
+        &["build", "--release", "--locked", "-p", "memory-pi"],
+    )?;
+    let pimem = target_dir(root).join("release").join(EXE);
+    let (node_dir, pi_cli) = pi_host(root)?;
+    let script = root.join("crates/memory-pi/e2e/bench.mjs");
+    eprintln!("$ node {}", script.display());
+    let status = Command::new(node_dir.join("node"))
+        .arg(&script)
+        .env("PATH", path_with(&node_dir)?)
+        .env("PI_CLI", &pi_cli)
+        .env("PIMEM_BIN", &pimem)
+        .current_dir(root)
+        .status()
+        .context("could not start the pi benchmark")?;
+    if !status.success() {
+        bail!("pi benchmark failed with {status}");
+    }
+    Ok(())
 }
 
 /// Cargo's target directory (`CARGO_TARGET_DIR` or `<root>/target`).

@@ -202,6 +202,8 @@ export default function pimem(pi: ExtensionAPI) {
 	let batch: Json[] = [];
 	let toolRegistered = false;
 	let host: { hasUI: boolean; ui: Json; registry: Json; lockTimeoutMs: number } | undefined;
+	/** Settles when session/start has been answered (or failed). */
+	let ready: Promise<void> = Promise.resolve();
 
 	const notify = (message: string, level: Level) => {
 		if (host?.hasUI) host.ui.notify(message, level);
@@ -275,6 +277,7 @@ export default function pimem(pi: ExtensionAPI) {
 			...(def.promptSnippet ? { promptSnippet: def.promptSnippet } : {}),
 			parameters: def.parameters,
 			async execute(toolCallId: string, params: Json) {
+				await ready;
 				if (!sidecar) throw new Error(inert ?? "Memory not initialized (no session_start yet)");
 				const r = await sidecar.call("tool/execute", { toolCallId, args: params }, 120_000);
 				return { content: [{ type: "text", text: String(r.text) }], details: r.details ?? {}, isError: !!r.isError };
@@ -283,6 +286,7 @@ export default function pimem(pi: ExtensionAPI) {
 	}
 
 	async function runCommand(name: string, args: string, ctx: Json) {
+		await ready;
 		if (!sidecar) {
 			show(ctx, inert ?? "Memory not initialized.", inert ? "error" : "info");
 			return;
@@ -315,18 +319,6 @@ export default function pimem(pi: ExtensionAPI) {
 			return;
 		}
 		const s = new Sidecar(found.path, ctx.cwd, serveRequest, onNotification);
-		try {
-			const init = await s.call("initialize", { protocol: PROTOCOL, client: "pimem-pi", clientVersion: CLIENT_VERSION }, 10_000);
-			registerTool(init.tool);
-		} catch (e) {
-			inert = String((e as Error).message);
-			const tool = (e as RpcFailure).data?.tool;
-			if (tool) registerTool(tool); // the tool exists but answers with the rebuild message
-			report(inert);
-			await s.close(1000);
-			return;
-		}
-		sidecar = s;
 		let recorded: Json = null;
 		const sectionPatches: Json[] = [];
 		for (const e of ctx.sessionManager.getBranch() as Json[]) {
@@ -336,46 +328,70 @@ export default function pimem(pi: ExtensionAPI) {
 		}
 		const sessionFile = ctx.sessionManager.getSessionFile() ?? null;
 		const child = (!sessionFile && !ctx.hasUI) || !!process.env.PI_MEMORY_PARENT || !!process.env.PI_SESSION_ID;
+		// Both requests go out at once; only the handshake is awaited here (the tool needs its
+		// schema). The session is awaited where it is needed, so the sidecar's start overlaps
+		// pi's own startup.
+		const init = s.call("initialize", { protocol: PROTOCOL, client: "pimem-pi", clientVersion: CLIENT_VERSION }, 10_000);
+		const start = s.call(
+			"session/start",
+			{
+				reason: event.reason,
+				cwd: ctx.cwd,
+				agentDir: getAgentDir(),
+				trusted: ctx.isProjectTrusted(),
+				hasUI: ctx.hasUI,
+				mode: ctx.mode,
+				sessionId: ctx.sessionManager.getSessionId(),
+				sessionFile,
+				sessionDir: ctx.sessionManager.getSessionDir() ?? null,
+				child,
+				recorded,
+				sectionPatches,
+			},
+			30_000,
+		);
+		start.catch(() => undefined);
 		try {
-			const r = await s.call(
-				"session/start",
-				{
-					reason: event.reason,
-					cwd: ctx.cwd,
-					agentDir: getAgentDir(),
-					trusted: ctx.isProjectTrusted(),
-					hasUI: ctx.hasUI,
-					mode: ctx.mode,
-					sessionId: ctx.sessionManager.getSessionId(),
-					sessionFile,
-					sessionDir: ctx.sessionManager.getSessionDir() ?? null,
-					child,
-					recorded,
-					sectionPatches,
-				},
-				30_000,
-			);
-			section = typeof r.section === "string" ? r.section : "";
-			if (typeof r.lockTimeoutMs === "number") host.lockTimeoutMs = r.lockTimeoutMs;
-			if (r.record) pi.appendEntry(RECORD_TYPE, r.record);
-			for (const n of r.notifications ?? []) notify(String(n.message), n.level as Level);
-			if (r.nudge && ctx.hasUI) {
-				const ui = ctx.ui;
-				// Not awaited: the question must not hold up the session.
-				void Promise.resolve(ui.confirm(String(r.nudge.title), String(r.nudge.body))).then(async (ok: boolean) => {
-					if (!ok || !sidecar) return;
-					const d = await sidecar.call("command/run", { name: "dream", args: "", confirmed: true }).catch((e: Error) => ({ text: e.message, level: "error" }));
-					if (typeof d.text === "string") notify(d.text, d.level);
-				});
-			}
+			registerTool((await init).tool);
 		} catch (e) {
 			inert = String((e as Error).message);
+			const tool = (e as RpcFailure).data?.tool;
+			if (tool) registerTool(tool); // the tool exists but answers with the rebuild message
 			report(inert);
+			await s.close(1000);
+			return;
 		}
+		sidecar = s;
+		const ui = ctx.ui;
+		const hasUI = ctx.hasUI;
+		ready = start.then(
+			(r: Json) => {
+				section = typeof r.section === "string" ? r.section : "";
+				if (host && typeof r.lockTimeoutMs === "number") host.lockTimeoutMs = r.lockTimeoutMs;
+				if (r.record) pi.appendEntry(RECORD_TYPE, r.record);
+				for (const n of r.notifications ?? []) notify(String(n.message), n.level as Level);
+				if (r.nudge && hasUI) {
+					// Not awaited: the question must not hold up the session.
+					void Promise.resolve(ui.confirm(String(r.nudge.title), String(r.nudge.body))).then(async (ok: boolean) => {
+						if (!ok || !sidecar) return;
+						const d = await sidecar.call("command/run", { name: "dream", args: "", confirmed: true }).catch((e: Error) => ({ text: e.message, level: "error" }));
+						if (typeof d.text === "string") notify(d.text, d.level);
+					});
+				}
+			},
+			(e: Error) => {
+				inert = String(e.message);
+				sidecar = undefined;
+				report(inert);
+				void s.close(1000);
+			},
+		);
 	});
 
 	pi.on("before_agent_start", async (event, _ctx) => {
 		// Set before anything can fail: pi diffs sections, an omitted key would delete it.
+		event.systemPromptOptions.sections[SECTION] = section;
+		await ready;
 		event.systemPromptOptions.sections[SECTION] = section;
 		if (!sidecar) return;
 		try {
@@ -398,11 +414,13 @@ export default function pimem(pi: ExtensionAPI) {
 	pi.on("agent_settled", async (event) => {
 		const messages = batch;
 		batch = [];
+		await ready;
 		if (!sidecar) return;
 		await sidecar.call("agent/settled", { messages: withoutImageData(messages), aborted: !!event.aborted }, 10_000).catch(() => undefined);
 	});
 
 	pi.on("session_compact", async () => {
+		await ready;
 		if (!sidecar) return;
 		try {
 			const r = await sidecar.call("session/compact", {}, 10_000);
@@ -414,6 +432,7 @@ export default function pimem(pi: ExtensionAPI) {
 	});
 
 	pi.on("session_shutdown", async () => {
+		await ready;
 		const s = sidecar;
 		if (!s) return;
 		const wait = (host?.lockTimeoutMs ?? 5000) + 2000;

@@ -4,6 +4,9 @@
 //! command implementations in [`cli`] (one `cmd_*` function each); the resolved global options
 //! travel in a [`cli::Context`]. Texts printed on stdout are the `memory` tool texts of
 //! pi-memory 2.5; errors go to stderr with exit status 1.
+//!
+//! `pimem serve` is the sidecar the pi extension (`extension/index.ts`) spawns per session;
+//! its JSON-RPC protocol (version 1) and design decisions are documented in [`serve`].
 #![forbid(unsafe_code)]
 
 mod cli;

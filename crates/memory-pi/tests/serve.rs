@@ -892,3 +892,63 @@ fn extraction_runs_after_a_settled_run_and_notifies_once_on_failure() {
     assert_eq!(failures, 1);
     assert!(pi.finish().success());
 }
+
+#[test]
+fn the_dream_nudge_comes_with_session_start_for_ui_sessions_only_s3() {
+    let sb = Sandbox::new();
+    sb.config(json!({ "defaults": { "model": "fake/model" } }));
+    let encoded = format!(
+        "--{}--",
+        sb.project
+            .to_string_lossy()
+            .trim_start_matches('/')
+            .replace('/', "-")
+    );
+    let dir = sb.agent.join("sessions").join(encoded);
+    fs::create_dir_all(&dir).unwrap();
+    for i in 1..=5 {
+        let header = json!({ "type": "session", "version": 3, "id": format!("s{i}"),
+            "timestamp": format!("2026-11-0{i}T00:00:00.000Z"), "cwd": sb.project });
+        fs::write(
+            dir.join(format!("2026-11-0{i}T00-00-00-000Z_s{i}.jsonl")),
+            format!("{header}\n"),
+        )
+        .unwrap();
+    }
+    let mut pi = sb.spawn();
+    let r = pi.start(sb.start_params(json!({})));
+    assert_eq!(
+        r["nudge"],
+        json!({ "title": "Memory Consolidation", "body": "💡 5 sessions, 5 new entries since last dream. /dream\n\nConsolidate memory files now?" })
+    );
+    pi.finish();
+    // headless: never
+    let mut pi = sb.spawn();
+    let r = pi.start(sb.start_params(json!({ "hasUI": false })));
+    assert_eq!(r["nudge"], Value::Null);
+    pi.finish();
+    // no usable dream model: a nudge could only lead to "Dream failed"
+    sb.config(json!({}));
+    let mut pi = sb.spawn();
+    let r = pi.start(sb.start_params(json!({})));
+    assert_eq!(r["nudge"], Value::Null);
+}
+
+#[test]
+fn end_of_input_waits_for_background_work_and_exits_zero() {
+    let sb = Sandbox::new();
+    sb.config(
+        json!({ "defaults": { "model": "fake/model" }, "extractMemories": { "enabled": true } }),
+    );
+    let mut pi = sb.spawn();
+    pi.start(sb.start_params(json!({ "hasUI": false })));
+    // the model call is in flight and never answered: closing stdin fails it, the
+    // extraction ends, and the sidecar exits 0
+    pi.call(
+        "agent/settled",
+        json!({ "messages": turn("REMEMBER: nothing"), "aborted": false }),
+    );
+    let asked = pi.rx.recv_timeout(WAIT).unwrap();
+    assert_eq!(asked["method"], "model/complete");
+    assert!(pi.finish().success());
+}

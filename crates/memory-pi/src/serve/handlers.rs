@@ -75,7 +75,16 @@ pub fn session_start(server: &Server, p: Params<'_>) -> Result<Value, RpcError> 
     };
     let nudge = agent::nudge(&session);
     let lock_timeout_ms = session.cfg.lock.timeout_ms;
-    server.set_session(session);
+    server.set_session(session.clone());
+    // Read every entry now, while pi is still starting, so the first surfacing finds the
+    // store's cache warm.
+    if session.project.is_some() && !session.info.child {
+        server.tasks.spawn("pimem-warm", move || {
+            if let Some(p) = &session.project {
+                let _ = p.store.list();
+            }
+        });
+    }
     Ok(json!({
         "section": value,
         "lockTimeoutMs": lock_timeout_ms,
