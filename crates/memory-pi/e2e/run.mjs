@@ -104,8 +104,9 @@ function makeAgent(name, memoryJson) {
 const HOME = join(W, "home");
 mkdirSync(HOME);
 function env(agent, extra = {}) {
-	const e = { ...process.env, HOME, PI_CODING_AGENT_DIR: agent, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0", PIMEM_BIN, ...extra };
+	const e = { ...process.env };
 	for (const k of ["PI_SESSION_ID", "PI_SESSION_FILE", "PI_MEMORY_PARENT", "XDG_CONFIG_HOME"]) delete e[k];
+	Object.assign(e, { HOME, PI_CODING_AGENT_DIR: agent, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0", PIMEM_BIN }, extra);
 	for (const [k, v] of Object.entries(extra)) if (v === undefined) delete e[k];
 	return e;
 }
@@ -283,6 +284,15 @@ check("F2: /memory names the holder", r.stderr.includes(`\nLock: held by dream (
 		await g.close();
 	}
 }
+
+// --- I: headless child sessions (a subagent's `pi -p --no-session`, or pi started from a pi
+// bash tool): the tool works, nothing is surfaced
+r = pi("I1", A1, P1, ["-p", "--no-session", `How do I deploy the staging stack with make ship? ${call({ action: "search", query: "staging" })}`]);
+reqs = requests("I1");
+check("I1: --no-session print run (a child) surfaces nothing but the tool works", reqs.length === 2 && turnUserTexts(reqs[0].body).length === 1 && toolTexts(reqs)[0]?.startsWith("## Deploy command\n"), JSON.stringify(reqs.map((q) => turnUserTexts(q.body))));
+r = pi("I2", A1, P1, ["-p", "-n", "child-of-bash", "How do I deploy the staging stack with make ship?"], { extraEnv: { PI_SESSION_ID: "parent-session" } });
+reqs = requests("I2");
+check("I2: a pi started from a pi bash tool (PI_SESSION_ID set) surfaces nothing", reqs.length === 1 && turnUserTexts(reqs[0].body).length === 1);
 
 // --- H: finding the binary
 r = pi("H1", A1, P1, ["-p", "--no-session", "hello"], { extraEnv: { PIMEM_BIN: "/nonexistent/pimem" } });
