@@ -297,6 +297,8 @@ check("I2: a pi started from a pi bash tool (PI_SESSION_ID set) surfaces nothing
 // --- H: finding the binary
 r = pi("H1", A1, P1, ["-p", "--no-session", "hello"], { extraEnv: { PIMEM_BIN: "/nonexistent/pimem" } });
 check("H1: a wrong PIMEM_BIN is reported clearly and pi still works", r.status === 0 && r.stdout.includes("ECHO: hello") && r.stderr.includes("PIMEM_BIN=/nonexistent/pimem is not an executable file"), r.stderr);
+r = pi("H4", A1, P1, ["-p", "--no-session", "hello"], { extraEnv: { PIMEM_BIN: "/bin/false" } });
+check("H4: a sidecar that dies is reported once and pi still works", r.status === 0 && r.stdout.includes("ECHO: hello") && r.stderr.split("pimem: the sidecar exited (code 1)").length === 2, r.stderr);
 const pkgNoBin = join(W, "pkg-nobin");
 cpSync(EXT, pkgNoBin, { recursive: true, filter: (src) => !src.includes(`${EXT}/bin`) });
 r = pi("H2", A1, P1, ["-p", "--no-session", "-e", pkgNoBin, "hello"], { withExt: false, extraEnv: { PIMEM_BIN: undefined, PATH: dirname(process.execPath) } });

@@ -63,6 +63,7 @@ class Sidecar {
 	private nextId = 1;
 	private buf = "";
 	private dead: string | undefined;
+	private closing = false;
 	private readonly exited: Promise<void>;
 
 	constructor(
@@ -70,11 +71,12 @@ class Sidecar {
 		cwd: string,
 		private readonly serveRequest: (method: string, params: Json) => Promise<Json>,
 		private readonly onNotification: (method: string, params: Json) => void,
+		private readonly onDeath: (reason: string) => void,
 	) {
 		this.child = spawn(bin, ["serve"], { cwd, stdio: ["pipe", "pipe", "inherit"] });
 		this.exited = new Promise((resolve) => this.child.once("close", () => resolve()));
-		this.child.once("error", (e) => this.fail(`pimem: cannot run ${bin}: ${e.message}`));
-		this.child.once("exit", (code, signal) => this.fail(`pimem: the sidecar exited (${signal ?? `code ${code}`})`));
+		this.child.once("error", (e) => this.die(`pimem: cannot run ${bin}: ${e.message}`));
+		this.child.once("exit", (code, signal) => this.die(`pimem: the sidecar exited (${signal ?? `code ${code}`}); memory is off for the rest of this session`));
 		this.child.stdin?.on("error", () => undefined); // EPIPE after the sidecar died: reported via "exit"
 		this.child.stdout?.setEncoding("utf8");
 		this.child.stdout?.on("data", (chunk: string) => this.onData(chunk));
@@ -124,6 +126,13 @@ class Sidecar {
 		this.child.stdin.write(`${JSON.stringify(msg)}\n`);
 	}
 
+	/** An exit nobody asked for: fail every call and tell the user once. */
+	private die(reason: string) {
+		const unexpected = !this.closing && !this.dead;
+		this.fail(reason);
+		if (unexpected) this.onDeath(reason);
+	}
+
 	private fail(reason: string) {
 		if (this.dead) return;
 		this.dead = reason;
@@ -151,6 +160,7 @@ class Sidecar {
 
 	/** Closes stdin (the sidecar exits at end of input), then kills it if it lingers. */
 	async close(graceMs: number) {
+		this.closing = true;
 		this.child.stdin?.end();
 		let timer: NodeJS.Timeout | undefined;
 		await Promise.race([this.exited, new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
@@ -318,7 +328,11 @@ export default function pimem(pi: ExtensionAPI) {
 			report(inert ?? "pimem: binary not found");
 			return;
 		}
-		const s = new Sidecar(found.path, ctx.cwd, serveRequest, onNotification);
+		const s = new Sidecar(found.path, ctx.cwd, serveRequest, onNotification, (reason) => {
+			inert = reason;
+			if (sidecar === s) sidecar = undefined;
+			report(reason);
+		});
 		let recorded: Json = null;
 		const sectionPatches: Json[] = [];
 		for (const e of ctx.sessionManager.getBranch() as Json[]) {
@@ -354,10 +368,11 @@ export default function pimem(pi: ExtensionAPI) {
 		try {
 			registerTool((await init).tool);
 		} catch (e) {
-			inert = String((e as Error).message);
+			const message = String((e as Error).message);
 			const tool = (e as RpcFailure).data?.tool;
 			if (tool) registerTool(tool); // the tool exists but answers with the rebuild message
-			report(inert);
+			if (inert !== message) report(message); // a death was reported already
+			inert = message;
 			await s.close(1000);
 			return;
 		}
@@ -380,9 +395,10 @@ export default function pimem(pi: ExtensionAPI) {
 				}
 			},
 			(e: Error) => {
-				inert = String(e.message);
+				const message = String(e.message);
+				if (inert !== message) report(message);
+				inert = message;
 				sidecar = undefined;
-				report(inert);
 				void s.close(1000);
 			},
 		);
