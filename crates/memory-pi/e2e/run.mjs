@@ -299,6 +299,10 @@ r = pi("H1", A1, P1, ["-p", "--no-session", "hello"], { extraEnv: { PIMEM_BIN: "
 check("H1: a wrong PIMEM_BIN is reported clearly and pi still works", r.status === 0 && r.stdout.includes("ECHO: hello") && r.stderr.includes("PIMEM_BIN=/nonexistent/pimem is not an executable file"), r.stderr);
 r = pi("H4", A1, P1, ["-p", "--no-session", "hello"], { extraEnv: { PIMEM_BIN: "/bin/false" } });
 check("H4: a sidecar that dies is reported once and pi still works", r.status === 0 && r.stdout.includes("ECHO: hello") && r.stderr.split("pimem: the sidecar exited (code 1)").length === 2, r.stderr);
+r = pi("H5", A1, P1, ["-p", "--no-session", call({ action: "list" })], { extraEnv: { PIMEM_BIN: join(HERE, "future-sidecar.mjs"), PIMEM_REAL_BIN: PIMEM_BIN } });
+const rebuild = "pimem 9.0.0 speaks protocol 2 but the pi extension speaks protocol 1: rebuild and reinstall both from the same checkout (cargo xtask install)";
+check("H5: a protocol mismatch tells the user what to rebuild", r.status === 0 && r.stderr.includes(rebuild), r.stderr);
+eq("H5: ...and the memory tool answers with that message", toolTexts(requests("H5")), [rebuild]);
 const pkgNoBin = join(W, "pkg-nobin");
 cpSync(EXT, pkgNoBin, { recursive: true, filter: (src) => !src.includes(`${EXT}/bin`) });
 r = pi("H2", A1, P1, ["-p", "--no-session", "-e", pkgNoBin, "hello"], { withExt: false, extraEnv: { PIMEM_BIN: undefined, PATH: dirname(process.execPath) } });
