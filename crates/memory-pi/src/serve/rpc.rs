@@ -334,6 +334,42 @@ mod tests {
         assert_eq!(got[1].0, Framed::Eof);
     }
 
+    proptest::proptest! {
+        /// Whatever the chunking, each line comes back whole (without `\r\n`), or as
+        /// `TooLong` when over the cap, and the lines after it are unaffected.
+        #[test]
+        fn framing_matches_a_plain_split(
+            lines in proptest::collection::vec(proptest::collection::vec(0u8..=255, 0..40), 0..12),
+            cap in 0usize..32,
+            chunk in 1usize..9,
+            crlf in proptest::bool::ANY,
+        ) {
+            let lines: Vec<Vec<u8>> = lines
+                .into_iter()
+                .map(|l| l.into_iter().filter(|&b| b != b'\n' && b != b'\r').collect())
+                .collect();
+            let mut input = Vec::new();
+            for l in &lines {
+                input.extend_from_slice(l);
+                input.extend_from_slice(if crlf { b"\r\n" } else { b"\n" });
+            }
+            let mut r = io::BufReader::with_capacity(chunk, input.as_slice());
+            let mut buf = Vec::new();
+            for l in &lines {
+                let got = read_line_capped(&mut r, &mut buf, cap).unwrap();
+                // the cap counts the bytes before `\n`, including a `\r`
+                let raw = l.len() + usize::from(crlf);
+                if raw > cap {
+                    proptest::prop_assert_eq!(got, Framed::TooLong);
+                } else {
+                    proptest::prop_assert_eq!(got, Framed::Complete);
+                    proptest::prop_assert_eq!(&buf, l);
+                }
+            }
+            proptest::prop_assert_eq!(read_line_capped(&mut r, &mut buf, cap).unwrap(), Framed::Eof);
+        }
+    }
+
     #[derive(Clone, Default)]
     struct Sink(std::sync::Arc<Mutex<Vec<u8>>>);
     impl Write for Sink {

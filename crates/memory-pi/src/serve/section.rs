@@ -210,6 +210,31 @@ mod tests {
         assert_eq!((empty.lines, empty.bytes), (0, 0));
     }
 
+    proptest::proptest! {
+        /// pi renders a section as `<memory_index>\n{value}\n</memory_index>`; replaying
+        /// that patch gives the value back, and so does our own record.
+        #[test]
+        fn replay_inverts_pis_rendering(value in ".{0,200}") {
+            let rendered = format!("<memory_index>\n{value}\n</memory_index>");
+            let s = from_patches(&[json!({ "memory_index": rendered })]).unwrap();
+            proptest::prop_assert_eq!(&s.value, &value);
+            let rec = from_record(&record_json(&s)).unwrap();
+            proptest::prop_assert_eq!(rec, s);
+        }
+
+        /// Blocks found are verbatim substrings, in order.
+        #[test]
+        fn instruction_blocks_are_substrings(text in "(<project_instructions path=\"[a-z/]{0,6}\">\n[a-z ]{0,8}</project_instructions>|[a-z<>\n ]{0,10}){0,6}") {
+            let blocks = project_instructions(&text);
+            let mut from = 0;
+            for b in &blocks {
+                let at = text[from..].find(b.as_str());
+                proptest::prop_assert!(at.is_some());
+                from += at.unwrap_or(0) + b.len();
+            }
+        }
+    }
+
     #[test]
     fn project_instruction_blocks_are_taken_verbatim() {
         let prompt = "pre\n<project_instructions path=\"/p/AGENTS.md\">\nUse tabs.\n</project_instructions>\nmid <project_instructions>bad</project_instructions>\n<project_instructions  path=\"/p/sub/AGENTS.md\">\nB\n</project_instructions>";
