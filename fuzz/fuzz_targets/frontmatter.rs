@@ -2,18 +2,7 @@
 //! back to a file that parses to the very same entry.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use memory_index::{parse_entry, render_entry};
+#[path = "../checks/frontmatter.rs"]
+mod check;
 
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return;
-    };
-    let Some(entry) = parse_entry(text) else {
-        return;
-    };
-    let rendered = render_entry(&entry.meta, &entry.body);
-    let again = parse_entry(&rendered).expect("a rendered entry must parse");
-    assert_eq!(again.meta, entry.meta);
-    assert_eq!(again.body, entry.body);
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| check::check(data));

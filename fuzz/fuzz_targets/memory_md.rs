@@ -4,39 +4,7 @@
 //! leaves no angle brackets.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use memory_index::{
-    IndexLine, injection_window, parse_index, remove_index_line, sanitize_for_injection,
-    upsert_index_line,
-};
+#[path = "../checks/memory_md.rs"]
+mod check;
 
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return;
-    };
-    let parsed = parse_index(text);
-    let normalized = text.replace("\r\n", "\n").replace('\r', "\n");
-    let unrecognized: Vec<&str> = normalized
-        .lines()
-        .filter(|l| !l.trim().is_empty() && memory_index::parse_index_line(l).is_none())
-        .collect();
-    assert_eq!(parsed.unrecognized, unrecognized.len());
-    assert!(remove_index_line(text, "\u{0}never-a-file.md").is_none());
-    let line = IndexLine {
-        name: "Fuzz".into(),
-        file: "fuzz-target.md".into(),
-        description: "d".into(),
-    };
-    let upserted = upsert_index_line(text, &line);
-    for l in &unrecognized {
-        assert!(upserted.lines().any(|u| u == *l), "lost line {l:?}");
-    }
-    for (max_lines, max_bytes) in [(50, 16384), (3, 120), (1, 1), (0, 10)] {
-        let w = injection_window(text, max_lines, max_bytes);
-        assert!(w.lines <= max_lines);
-        assert!(w.bytes <= max_bytes + 1, "{} > {max_bytes}", w.bytes);
-        let once = sanitize_for_injection(&w.text);
-        assert!(!once.contains('<') && !once.contains('>'));
-        assert_eq!(sanitize_for_injection(&once), once);
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| check::check(data));

@@ -6,17 +6,18 @@
 //! pi-memory 2.5; errors go to stderr with exit status 1.
 //!
 //! `pimem serve` is the sidecar the pi extension (`extension/index.ts`) spawns per session;
-//! its JSON-RPC protocol (version 1) and design decisions are documented in [`serve`].
+//! its JSON-RPC protocol (version 1) and design decisions are documented in the library's
+//! `memory_pi::serve` module.
 #![forbid(unsafe_code)]
 
 mod cli;
 mod cli_tasks;
-mod serve;
 
 use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
+use memory_pi::serve;
 
 /// Persistent file-system memory for coding agents.
 #[derive(Parser)]
