@@ -5,7 +5,7 @@
 //! After every kill: every entry file parses; the disk equals the acknowledged state plus
 //! some prefix of the interrupted round's operations (each write is atomic, a round is not
 //! a transaction); the next writer proceeds without help; the index then agrees with the
-//! files. `PIMEM_CRASH_KILLS` sets the number of kills (default 100).
+//! files. `PIMEM_CRASH_KILLS` sets the number of kills (default 150).
 #![allow(clippy::unwrap_used)]
 
 use std::collections::BTreeMap;
@@ -176,7 +176,7 @@ fn sigkill_during_dream_rounds() {
     let kills: usize = std::env::var("PIMEM_CRASH_KILLS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(100);
+        .unwrap_or(150);
     let tmp = tempfile::tempdir().unwrap();
     let exe = std::env::current_exe().unwrap();
     let mut rng = Rng(0xD2EA);
