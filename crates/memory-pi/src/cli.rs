@@ -13,7 +13,8 @@ use memory_agent::sessions::{ProjectSessions, SessionSearchOptions};
 use memory_core::tool::{SessionSearch, VersionBook, list_text, search_text};
 use memory_core::{
     AddRequest, Config, EntryType, LoadedConfig, LockState, Modules, Project, ReplaceRequest,
-    StoredEntry, default_agent_dir, home_dir, load_config, open_project, status_block,
+    StoredEntry, WriteOutcome, default_agent_dir, home_dir, load_config, open_project,
+    status_block,
 };
 use serde_json::{Value, json};
 
@@ -331,6 +332,11 @@ pub fn cmd_add(ctx: &Context, args: AddArgs) -> Result<()> {
         body: read_content(args.content)?,
         created: None,
     })?;
+    print_write(ctx, &out, out.saved_text())
+}
+
+/// Prints a write's notices (stderr) and its tool text or JSON (stdout).
+fn print_write(ctx: &Context, out: &WriteOutcome, text: String) -> Result<()> {
     print_notices(&out.notices);
     if ctx.json {
         return print_json(&json!({
@@ -338,7 +344,7 @@ pub fn cmd_add(ctx: &Context, args: AddArgs) -> Result<()> {
             "capacityWarning": out.capacity_warning,
         }));
     }
-    print_text(&out.saved_text())
+    print_text(&text)
 }
 
 /// `pimem replace`.
@@ -354,14 +360,7 @@ pub fn cmd_replace(ctx: &Context, args: ReplaceArgs) -> Result<()> {
         body: args.content.map(read_content).transpose()?,
         expected_version: args.expect_version,
     })?;
-    print_notices(&out.notices);
-    if ctx.json {
-        return print_json(&json!({
-            "name": out.name, "file": out.file, "version": out.version,
-            "capacityWarning": out.capacity_warning,
-        }));
-    }
-    print_text(&out.replaced_text())
+    print_write(ctx, &out, out.replaced_text())
 }
 
 /// `pimem remove`.
@@ -462,6 +461,18 @@ pub fn cmd_rebuild_index(ctx: &Context) -> Result<()> {
     print_text(&out.text())
 }
 
+/// Asks `question` on a terminal (`[y/N]`); without a terminal, refuses with an error that
+/// says to pass `--yes`.
+pub fn confirm(question: &str) -> Result<bool> {
+    if !std::io::stdin().is_terminal() {
+        bail!("{question}\nrefusing without confirmation: rerun with --yes");
+    }
+    eprint!("{question} [y/N] ");
+    let mut answer = String::new();
+    std::io::stdin().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "Yes" | "YES"))
+}
+
 /// `pimem unlock` (PM-77): confirmation on a terminal, `--yes` for scripts.
 pub fn cmd_unlock(ctx: &Context, args: UnlockArgs) -> Result<()> {
     let store = ctx.store();
@@ -479,13 +490,7 @@ pub fn cmd_unlock(ctx: &Context, args: UnlockArgs) -> Result<()> {
             None => "Remove the memory lock file? Only do this if no memory operation is running."
                 .to_owned(),
         };
-        if !std::io::stdin().is_terminal() {
-            bail!("{question}\nrefusing without confirmation: rerun with --yes");
-        }
-        eprint!("{question} [y/N] ");
-        let mut answer = String::new();
-        std::io::stdin().read_line(&mut answer)?;
-        if !matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes") {
+        if !confirm(&question)? {
             return Ok(());
         }
     }

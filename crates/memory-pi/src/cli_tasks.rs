@@ -12,7 +12,7 @@
 //! Plain `http://` endpoints work in every build; `https://` needs the `http-tls` feature.
 //! The API key is never printed.
 
-use std::io::{IsTerminal, Read};
+use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Context as _, Result, anyhow, bail};
@@ -23,7 +23,7 @@ use memory_agent::{CancelToken, HttpModel, run_dream, run_extract};
 use memory_core::{Config, Task};
 use serde_json::{Value, json};
 
-use crate::cli::{Context, print_json, print_text};
+use crate::cli::{Context, confirm, print_json, print_text};
 
 /// Where the model endpoint comes from (global to the model subcommands).
 #[derive(Args, Clone, Default)]
@@ -163,13 +163,7 @@ pub fn cmd_dream(ctx: &Context, args: DreamArgs) -> Result<()> {
     let (_, model) = task_model(ctx, Task::Dream, &args.model)?;
     if !args.yes {
         let question = "Consolidate all memory files? This rewrites them in-place.";
-        if !std::io::stdin().is_terminal() {
-            bail!("{question}\nrefusing without confirmation: rerun with --yes");
-        }
-        eprint!("{question} [y/N] ");
-        let mut answer = String::new();
-        std::io::stdin().read_line(&mut answer)?;
-        if !matches!(answer.trim(), "y" | "Y" | "yes" | "Yes" | "YES") {
+        if !confirm(question)? {
             return Ok(());
         }
     }
