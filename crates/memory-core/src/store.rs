@@ -167,38 +167,28 @@ pub struct RebuildOutcome {
     pub notices: Vec<String>,
 }
 
-fn with_warning(text: String, warning: &Option<String>) -> String {
-    match warning {
-        Some(w) => format!("{text}\n\n{w}"),
-        None => text,
-    }
-}
-
 impl WriteOutcome {
     /// `Saved "<name>" (<file>).` plus the capacity warning (PM-42).
     pub fn saved_text(&self) -> String {
-        with_warning(
-            format!("Saved \"{}\" ({}).", self.name, self.file),
-            &self.capacity_warning,
+        memory_index::with_capacity_warning(
+            memory_index::saved_text(&self.name, &self.file),
+            self.capacity_warning.as_deref(),
         )
     }
 
     /// `Replaced "<name>" (<file>).` plus the capacity warning.
     pub fn replaced_text(&self) -> String {
-        with_warning(
-            format!("Replaced \"{}\" ({}).", self.name, self.file),
-            &self.capacity_warning,
+        memory_index::with_capacity_warning(
+            memory_index::replaced_text(&self.name, &self.file),
+            self.capacity_warning.as_deref(),
         )
     }
 
     /// `Renamed "<old>" → "<new>" (<file>).` plus the capacity warning.
     pub fn renamed_text(&self, old_name: &str) -> String {
-        with_warning(
-            format!(
-                "Renamed \"{old_name}\" → \"{}\" ({}).",
-                self.name, self.file
-            ),
-            &self.capacity_warning,
+        memory_index::with_capacity_warning(
+            memory_index::renamed_text(old_name, &self.name, &self.file),
+            self.capacity_warning.as_deref(),
         )
     }
 }
@@ -206,19 +196,16 @@ impl WriteOutcome {
 impl RemoveOutcome {
     /// `Removed "<name>".`
     pub fn text(&self) -> String {
-        format!("Removed \"{}\".", self.name)
+        memory_index::removed_text(&self.name)
     }
 }
 
 impl RebuildOutcome {
     /// `Rebuilt index: <n> entries (<h> header lines).` plus the capacity warning.
     pub fn text(&self) -> String {
-        with_warning(
-            format!(
-                "Rebuilt index: {} entries ({} header lines).",
-                self.entries, self.header_lines
-            ),
-            &self.capacity_warning,
+        memory_index::with_capacity_warning(
+            memory_index::rebuilt_text(self.entries, self.header_lines),
+            self.capacity_warning.as_deref(),
         )
     }
 }
@@ -500,7 +487,7 @@ impl Store {
     pub fn search(&self, query: &str) -> Result<Vec<Arc<StoredEntry>>, StoreError> {
         if query.trim().is_empty() {
             return Err(StoreError::Parameter(
-                "query is required for search".to_owned(),
+                memory_index::QUERY_REQUIRED_FOR_SEARCH.to_owned(),
             ));
         }
         Ok(self

@@ -246,12 +246,15 @@ fn run(
     let action_text = required(string_arg(args, "action")?, "action is required")?;
     let action = Action::parse(&action_text)
         .filter(|a| actions.contains(a))
-        .ok_or_else(|| format!("Unknown action: {action_text}"))?;
+        .ok_or_else(|| memory_index::unknown_action(&action_text))?;
     let store = target.store();
     let text_of = |e: StoreError| e.to_string();
     match action {
         Action::Add => {
-            let content = required(string_arg(args, "content")?, "content is required for add")?;
+            let content = required(
+                string_arg(args, "content")?,
+                memory_index::CONTENT_REQUIRED_FOR_ADD,
+            )?;
             let req = AddRequest {
                 name: string_arg(args, "name")?.unwrap_or_default(),
                 description: string_arg(args, "description")?,
@@ -358,7 +361,10 @@ fn run(
             Ok(ToolOutput::ok(list_text(&entries, versions)))
         }
         Action::Search => {
-            let query = required(string_arg(args, "query")?, "query is required for search")?;
+            let query = required(
+                string_arg(args, "query")?,
+                memory_index::QUERY_REQUIRED_FOR_SEARCH,
+            )?;
             match string_arg(args, "scope")?.as_deref() {
                 None | Some("") | Some("memory") => {
                     let hits = store.search(&query).map_err(text_of)?;
@@ -379,7 +385,7 @@ fn run(
 /// PM-39: one line per entry, or `No memories yet.`; records the versions shown.
 pub fn list_text(entries: &[Arc<StoredEntry>], versions: &mut VersionBook) -> String {
     if entries.is_empty() {
-        return "No memories yet.".to_owned();
+        return memory_index::NO_MEMORIES.to_owned();
     }
     entries
         .iter()
@@ -395,7 +401,7 @@ pub fn list_text(entries: &[Arc<StoredEntry>], versions: &mut VersionBook) -> St
 /// versions shown.
 pub fn search_text(hits: &[Arc<StoredEntry>], versions: &mut VersionBook) -> String {
     if hits.is_empty() {
-        return "No matches in memory.".to_owned();
+        return memory_index::NO_MATCHES_IN_MEMORY.to_owned();
     }
     hits.iter()
         .map(|e| {
