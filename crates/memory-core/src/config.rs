@@ -642,3 +642,100 @@ impl Reader {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, text: &str) {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join(CONFIG_FILE), text).unwrap();
+    }
+
+    #[test]
+    fn pm72_defaults() {
+        let (cfg, problems) = config_from_value(&serde_json::json!({}));
+        assert!(problems.is_empty());
+        assert_eq!(cfg, Config::default());
+        assert_eq!(cfg.mem_index_max_lines, 200);
+        assert_eq!(cfg.mem_index_inject_max_bytes, 16384);
+        assert_eq!(cfg.lock.timeout_ms, 5000);
+        assert!(cfg.lock.reclaim_dead);
+        assert_eq!(cfg.task_model(Task::Dream), None);
+        assert_eq!(cfg.effective_selector(), Selector::Lexical);
+        assert_eq!(cfg.tasks_needing_models(), vec![Task::Dream]);
+    }
+
+    #[test]
+    fn o8_project_layer_only_when_trusted_and_deep_merged() {
+        let tmp = tempfile::tempdir().unwrap();
+        let agent = tmp.path().join("agent");
+        let cwd = tmp.path().join("proj");
+        write(
+            &agent,
+            r#"{"memIndexMaxLines": 100, "lock": {"timeoutMs": 100, "snapshotKeep": 9}, "enabled": false, "maxTopicBytes": 5}"#,
+        );
+        write(
+            &cwd.join(".pi"),
+            r#"{"memIndexMaxLines": 50, "lock": {"timeoutMs": 200}}"#,
+        );
+        let untrusted = load_config(&agent, &cwd, false);
+        assert_eq!(untrusted.config.mem_index_max_lines, 100);
+        assert!(untrusted.problems.is_empty(), "unknown keys are ignored");
+        let trusted = load_config(&agent, &cwd, true);
+        assert_eq!(trusted.config.mem_index_max_lines, 50);
+        assert_eq!(trusted.config.lock.timeout_ms, 200);
+        assert_eq!(
+            trusted.config.lock.snapshot_keep, 9,
+            "nested objects deep-merge"
+        );
+        assert_eq!(trusted.sources.len(), 2);
+    }
+
+    #[test]
+    fn o9_malformed_json_is_reported_and_skipped() {
+        let tmp = tempfile::tempdir().unwrap();
+        write(tmp.path(), "{ not json");
+        let loaded = load_config(tmp.path(), tmp.path(), false);
+        assert_eq!(loaded.config, Config::default());
+        assert_eq!(loaded.problems.len(), 1);
+        assert!(loaded.problems[0].message.starts_with("malformed JSON"));
+        assert!(loaded.problems[0].to_string().contains("memory.json"));
+    }
+
+    #[test]
+    fn o7_null_task_and_wrong_types_fall_back_with_a_problem() {
+        let (cfg, problems) = config_from_value(&serde_json::json!({
+            "dream": null,
+            "memIndexMaxLines": "many",
+            "autoSurfacing": {"maxFiles": -1, "selector": "psychic", "enabled": "yes"},
+            "defaults": {"model": "  "},
+        }));
+        assert_eq!(cfg.task_model(Task::Dream), None);
+        assert_eq!(cfg.mem_index_max_lines, 200);
+        assert_eq!(cfg.auto_surfacing.max_files, 3);
+        assert!(cfg.auto_surfacing.enabled);
+        assert_eq!(cfg.auto_surfacing.selector, None);
+        assert_eq!(problems.len(), 4, "{problems:?}");
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("memIndexMaxLines must be"))
+        );
+    }
+
+    #[test]
+    fn models_select_the_hybrid_default_and_needed_tasks() {
+        let (cfg, _) = config_from_value(&serde_json::json!({
+            "defaults": {"model": "prov/base"},
+            "extractMemories": {"enabled": true, "model": "prov/small"},
+        }));
+        assert_eq!(cfg.task_model(Task::Dream), Some("prov/base"));
+        assert_eq!(cfg.task_model(Task::ExtractMemories), Some("prov/small"));
+        assert_eq!(cfg.effective_selector(), Selector::Hybrid);
+        assert_eq!(
+            cfg.tasks_needing_models(),
+            vec![Task::Dream, Task::ExtractMemories, Task::AutoSurfacing]
+        );
+    }
+}
