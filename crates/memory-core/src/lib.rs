@@ -72,4 +72,11 @@ pub use store::{
 };
 
 pub use memory_index::{EntryMeta, EntryType};
+
+/// Reusable lock record files for long-lived processes (a sidecar, a server): each write
+/// then creates one inode fewer. Call [`lock_slots::enable`] once at start and
+/// [`lock_slots::release`] before exiting; see `memory_lock::enable_lock_slots`.
+pub mod lock_slots {
+    pub use memory_lock::{enable_lock_slots as enable, release_lock_slots as release};
+}
 pub use memory_lock::{Holder, LockState};

@@ -187,8 +187,13 @@ impl Server {
 
 /// Runs the sidecar on stdin/stdout until end of input.
 pub fn run() -> Result<()> {
+    // A long-lived process: reuse one lock record file per memory directory instead of
+    // creating an inode per write (see `memory_lock::enable_lock_slots`).
+    memory_core::lock_slots::enable();
     let stdin = io::stdin();
-    serve(stdin.lock(), Box::new(io::stdout()))
+    let result = serve(stdin.lock(), Box::new(io::stdout()));
+    memory_core::lock_slots::release();
+    result
 }
 
 /// Prints the `memory` tool definition (name, label, description, JSON schema) as JSON.
