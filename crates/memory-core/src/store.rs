@@ -524,6 +524,13 @@ impl Store {
         })
     }
 
+    /// Removes temp files and lock-record files that crashed writers of this host left in
+    /// the directory (their pid is dead and they are over a minute old). Returns how many.
+    /// Best effort: a missing directory or an unremovable file is not an error.
+    pub fn clean_stale_temps(&self) -> usize {
+        clean_stale_temps(&self.dir).unwrap_or(0)
+    }
+
     /// The state of the cross-process lock.
     pub fn lock_state(&self) -> Result<LockState, StoreError> {
         inspect(&self.dir).map_err(|e| StoreError::io("inspecting", self.dir.join(".lock"), e))

@@ -82,6 +82,9 @@ pub fn session_start(server: &Server, p: Params<'_>) -> Result<Value, RpcError> 
         server.tasks.spawn("pimem-warm", move || {
             if let Some(p) = &session.project {
                 let _ = p.store.list();
+                // Temp and lock-record files left by killed processes (dot files, invisible
+                // to listings) are tidied here, off the critical path.
+                p.store.clean_stale_temps();
             }
         });
     }
