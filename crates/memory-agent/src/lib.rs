@@ -1,7 +1,7 @@
 //! Memory orchestration behind a `Model` trait.
 //!
 //! This crate decides what the agent sees and what gets written: surfacing, extraction,
-//! dream, nudge and session-history search (issue 4). Built so far:
+//! dream, nudge and session-history search. It holds:
 //!
 //! - [`sessions`]: the reader for pi 1.6.0 session JSONL files and the memory tool's
 //!   `search` with `scope: "sessions"` (PM-41). Central types: [`sessions::SessionEntry`]

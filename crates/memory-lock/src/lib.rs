@@ -11,11 +11,12 @@
 //! 2. [`acquire`] → [`FileLockGuard`]: the cross-process `<dir>/.lock` holding the JSON
 //!    [`Holder`] record, held only for the milliseconds of the physical write, with
 //!    pi-memory's exact error texts (PM-45..PM-47). The central type of the crate.
-//! 3. [`snapshot_files`] / [`snapshot_all`]: copies of the files about to change under
-//!    `.backups/<stamp>-<label>/`, with retention (PM-52..PM-55). A failed snapshot is an
-//!    error and the caller aborts its write.
-//! 4. [`atomic_write`] / [`remove_file`]: temp file in the same directory, `fsync`, `rename`,
-//!    directory `fsync`; transient errors retried by [`retry_transient`] (PM-50).
+//! 3. [`snapshot_files`] / [`snapshot_all`]: the files about to change, hard-linked (copied
+//!    where links are impossible) under `.backups/<stamp>-<label>/`, with retention
+//!    (PM-52..PM-55). A failed snapshot is an error and the caller aborts its write.
+//! 4. [`atomic_write`] / [`remove_file`] / [`move_file`]: temp file in the same directory,
+//!    `fsync`, `rename`, directory `fsync`; moves never replace (`renameat2(NOREPLACE)`);
+//!    transient errors retried by [`retry_transient`] (PM-50).
 //!
 //! # Key decisions
 //! - **Dead holders are reclaimed, safely.** pi-memory never reclaims a stale `.lock`
@@ -27,6 +28,13 @@
 //!   `/memory unlock`; a live holder, or any holder on another host, keeps the original hard
 //!   exclusion and texts. [`LockOptions::reclaim_dead`] (`lock.reclaimDead`, default on)
 //!   switches the reclaim off. The protocol and its proof are in [`file_lock`].
+//! - **`.lock` is born complete.** The record is written into a private, kernel-locked temp
+//!   file which is then hard-linked to `.lock` (`link(2)` is as exclusive as `O_EXCL`), so a
+//!   crash never leaves the 0-byte lock PM-47 would make a human remove. Long-lived
+//!   processes reuse that record file ([`enable_lock_slots`]): one inode creation fewer per
+//!   write.
+//! - **Snapshots are hard links.** Every write replaces files by `rename`, so the snapshot's
+//!   inode is never written again: a rollback point costs a directory entry, not a copy.
 //! - **Private by default.** Directories are created 0700, files 0600 (umask still
 //!   narrows further). [`atomic_write`] leaves its target 0600 whatever its old mode was.
 //! - **Errors unchanged.** [`retry_transient`] returns the last original error, never a
@@ -70,10 +78,14 @@
 //! - Pid reuse: if the dead holder's pid now belongs to another process, the record looks
 //!   live and blocks until removed by hand (the original behaviour). A zombie counts as
 //!   alive.
-//! - A 0-byte `.lock` (crash between creation and writing the record) is never reclaimed
-//!   (PM-47).
+//! - A 0-byte `.lock` (left by another implementation, or on a file system without hard
+//!   links) is never reclaimed (PM-47).
 //! - A crash inside [`atomic_write`] leaves the target intact but may leave its hidden temp
-//!   file (`.<name>.<pid>.<n>.tmp`); nothing sweeps those yet.
+//!   file (`.<name>.<pid>.<n>.tmp`); [`clean_stale_temps`] removes those of dead processes
+//!   once they are a minute old (memory-core calls it after a reclaim, the sidecar at
+//!   session start).
+//! - Snapshot directory entries are not `fsync`ed: after a power cut the newest rollback
+//!   point may be missing (the memory files themselves are durable).
 //! - The logical lock is keyed by the lexical absolute path: two spellings of one directory
 //!   through a symlink are two locks (the `.lock` file still excludes their writes).
 //! - The logical lock is not re-entrant; asking again on the same thread times out.
