@@ -38,7 +38,7 @@ struct Cli {
     #[arg(long = "agent-dir", global = true, value_name = "DIR")]
     agent_dir: Option<PathBuf>,
 
-    /// Also read <cwd>/.pi/memory.json (only for projects you trust).
+    /// Also read `<cwd>/.pi/memory.json` (only for projects you trust).
     #[arg(long = "trust-project", global = true)]
     trust_project: bool,
 
