@@ -96,6 +96,9 @@ pub struct AgentRun {
     pub conflicts: usize,
     /// The run was ended by the turn limit (after the grace turn).
     pub turn_limit_reached: bool,
+    /// The whole conversation after the system prompt: the task prompt, every model turn and
+    /// tool result, in order (for `sessionPersistence`, PM-80).
+    pub transcript: Vec<Message>,
 }
 
 /// Why a headless run failed. Writes made before the failure stay on disk; the variants
@@ -245,6 +248,7 @@ pub fn run_agent(
             tool_calls: completion.tool_calls.clone(),
         });
         if completion.tool_calls.is_empty() {
+            run.transcript = messages;
             return Ok(run);
         }
         for call in completion.tool_calls {
@@ -275,6 +279,7 @@ pub fn run_agent(
         }
         if grace {
             run.turn_limit_reached = true;
+            run.transcript = messages;
             return Ok(run);
         }
         if spec.max_turns.is_some_and(|max| run.turns >= max) {
@@ -284,4 +289,43 @@ pub fn run_agent(
             });
         }
     }
+}
+
+/// Saves a finished headless run as a pi session file when the task's `sessionPersistence`
+/// is enabled (PM-80): into `sessionPersistence.sessionDir` (`~` expands to `home`) or
+/// `<project memory dir>/sessions/`. Returns a notice when saving failed (the run itself
+/// stands); `None` when saved or not wanted.
+pub fn persist_run(
+    store: &memory_core::Store,
+    cfg: &memory_core::Config,
+    task: memory_core::Task,
+    spec: &AgentSpec,
+    run: &AgentRun,
+    started: jiff::Timestamp,
+) -> Option<String> {
+    let persistence = cfg.task_session_persistence(task);
+    if !persistence.enabled {
+        return None;
+    }
+    let dir = match persistence.session_dir.as_deref() {
+        Some(d) if d == "~" || d.starts_with("~/") => match memory_core::home_dir() {
+            Some(home) => home.join(d.trim_start_matches('~').trim_start_matches('/')),
+            None => return Some("Cannot save the headless session: HOME is not set".to_owned()),
+        },
+        Some(d) if std::path::Path::new(d).is_absolute() => std::path::PathBuf::from(d),
+        Some(d) => store.dir().join(d),
+        None => store.dir().join("sessions"),
+    };
+    let cwd = store.dir().to_string_lossy();
+    let meta = crate::sessions::HeadlessSession {
+        task: task.key(),
+        model: &spec.model,
+        cwd: &cwd,
+        system: &spec.system,
+        started,
+    };
+    let (file, text) = crate::sessions::render_headless_session(&meta, &run.transcript);
+    memory_core::write_private_file(&dir.join(file), text.as_bytes())
+        .err()
+        .map(|e| format!("Cannot save the headless session: {e}"))
 }

@@ -160,7 +160,8 @@ pub fn run_dream(
         max_turns: DREAM_MAX_TURNS,
         timeout: DREAM_TIMEOUT,
     };
-    let run = run_agent(
+    let started = store.options().clock.now();
+    let mut run = run_agent(
         model,
         Target::Round(&round),
         &mut versions,
@@ -168,6 +169,9 @@ pub fn run_dream(
         &spec,
         cancel,
     )?;
+    if let Some(notice) = crate::agent::persist_run(store, cfg, Task::Dream, &spec, &run, started) {
+        run.notices.push(notice);
+    }
     let meta = DreamMeta {
         last_dream_at: iso_millis(store.options().clock.now()),
         session_count_at_dream: session_count,

@@ -601,7 +601,8 @@ pub fn run_extract(
         timeout: EXTRACT_TIMEOUT,
     };
     let mut versions = VersionBook::default();
-    let run = run_agent(
+    let started = store.options().clock.now();
+    let mut run = run_agent(
         model,
         Target::Round(&round),
         &mut versions,
@@ -609,5 +610,11 @@ pub fn run_extract(
         &spec,
         cancel,
     )?;
+    drop(round);
+    if let Some(notice) =
+        crate::agent::persist_run(store, cfg, Task::ExtractMemories, &spec, &run, started)
+    {
+        run.notices.push(notice);
+    }
     Ok(ExtractOutcome::Done(run))
 }

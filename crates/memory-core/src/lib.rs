@@ -61,14 +61,16 @@ mod store;
 pub mod tool;
 
 pub use clock::Clock;
-pub use config::{Config, ConfigProblem, LoadedConfig, Selector, Task, load_config};
+pub use config::{
+    Config, ConfigProblem, LoadedConfig, Selector, SessionPersistence, Task, load_config,
+};
 pub use error::StoreError;
 pub use open::{OpenError, Project, default_agent_dir, home_dir, open_project};
 pub use status::{ModuleState, Modules, misconfigured_block, status_block};
 pub use store::{
     AddRequest, DREAM_META_FILE, DreamMeta, INDEX_FILE, IndexSection, MAX_BODY_BYTES,
     RebuildOutcome, RemoveOutcome, ReplaceRequest, Round, Store, StoreOptions, StoredEntry,
-    WriteOutcome, version_of,
+    WriteOutcome, version_of, write_private_file,
 };
 
 pub use memory_index::{EntryMeta, EntryType};

@@ -1203,6 +1203,16 @@ fn check_content(
     Ok(())
 }
 
+/// Writes `bytes` to `path` atomically (temp file, fsync, rename), creating missing parent
+/// directories private (0700) and the file 0600 — for files kept beside the memories, such
+/// as saved headless sessions.
+pub fn write_private_file(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    if let Some(dir) = path.parent() {
+        ensure_private_dir(dir).map_err(|e| StoreError::io("creating", dir, e))?;
+    }
+    atomic_write(path, bytes).map_err(|e| StoreError::io("writing", path, e))
+}
+
 /// The version of file bytes: 16 hex digits of sha256.
 pub fn version_of(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);

@@ -68,6 +68,7 @@
 mod entry;
 mod matcher;
 mod paths;
+mod persist;
 mod render;
 mod scan;
 mod search;
@@ -83,6 +84,7 @@ pub use entry::{
     TextSource,
 };
 pub use paths::{default_session_root, session_dir_for_cwd};
+pub use persist::{HeadlessSession, render_headless_session};
 pub use render::{NO_MATCHES, render_session_results};
 pub use search::{
     Segment, SessionFile, SessionHit, SessionInfo, SessionSearch, SessionSearchOptions,
