@@ -16,4 +16,3 @@ pub fn check(data: &[u8]) {
     assert_eq!(again.meta, entry.meta);
     assert_eq!(again.body, entry.body);
 }
-

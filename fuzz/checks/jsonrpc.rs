@@ -5,23 +5,7 @@
 //! are filtered out so a fuzzed `session/start` can never make the fuzzer write into a real
 //! store (the fuzz target also points HOME and the agent dir into a private temp dir).
 
-use std::io::{Cursor, Write};
-use std::sync::{Arc, Mutex};
-
 use serde_json::Value;
-
-#[derive(Clone, Default)]
-struct Sink(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Sink {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 const WRITERS: &[&str] = &["tool/execute", "command/run", "agent/settled"];
 
@@ -35,20 +19,21 @@ fn writes(data: &[u8]) -> bool {
     })
 }
 
-/// The fuzz target's checks; also run over the kept corpus by the workspace tests.
-pub fn check(data: &[u8]) {
+/// The fuzz target's checks, with `serve` running the sidecar over the input and returning
+/// what it wrote: in-process in the fuzzer, as a `pimem serve` child process (with a private
+/// HOME) in the workspace regression test.
+pub fn check_with(data: &[u8], serve: impl FnOnce(&[u8]) -> Vec<u8>) {
     if writes(data) {
         return;
     }
-    let sink = Sink::default();
-    memory_pi::serve::serve(Cursor::new(data.to_vec()), Box::new(sink.clone()))
-        .expect("serve never fails on its input");
-    let out = sink.0.lock().unwrap().clone();
-    assert!(out.is_empty() || out.ends_with(b"\n"), "unterminated output line");
+    let out = serve(data);
+    assert!(
+        out.is_empty() || out.ends_with(b"\n"),
+        "unterminated output line"
+    );
     for line in out.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
         let v: Value = serde_json::from_slice(line).expect("every output line is JSON");
         assert_eq!(v["jsonrpc"], "2.0", "{v}");
         assert!(v.get("id").is_some() || v.get("method").is_some(), "{v}");
     }
 }
-

@@ -45,4 +45,3 @@ pub fn check(data: &[u8]) {
         assert_eq!(dir.name, name);
     }
 }
-

@@ -12,4 +12,3 @@ pub fn check(data: &[u8]) {
         assert!(total <= data.len() * 6 + 16);
     }
 }
-

@@ -6,6 +6,9 @@
 //! store; HOME and the agent dir point into a private temp dir anyway.
 #![no_main]
 
+use std::io::{Cursor, Write};
+use std::sync::{Arc, Mutex};
+
 #[path = "../checks/jsonrpc.rs"]
 mod check;
 
@@ -21,5 +24,24 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             std::env::set_var("PI_CODING_AGENT_DIR", dir.join("agent"));
         }
     });
-    check::check(data)
+    check::check_with(data, |input| {
+        let sink = Sink::default();
+        memory_pi::serve::serve(Cursor::new(input.to_vec()), Box::new(sink.clone()))
+            .expect("serve never fails on its input");
+        let out = sink.0.lock().unwrap().clone();
+        out
+    })
 });
+
+#[derive(Clone, Default)]
+struct Sink(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
