@@ -7,11 +7,18 @@
 //
 // The binary is found via $PIMEM_BIN, then ./bin/pimem next to this file (put there by
 // `cargo xtask install`), then `pimem` on PATH.
+//
+// Startup cost matters (it is paid before every first model request), so this file imports
+// nothing from pi at run time (importing the pi package costs ~10 ms; the agent directory is
+// computed like pi's getAgentDir), registers the tool from ./tool.json (`pimem tool-schema`,
+// kept equal by a test) without waiting for the sidecar, and never blocks session_start: the
+// sidecar starts while pi finishes its own startup.
 import { type ChildProcess, spawn } from "node:child_process";
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import { homedir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type ExtensionAPI, getAgentDir } from "@earendil-works/pi-coding-agent";
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 
 const PROTOCOL = 1;
 const CLIENT_VERSION = "0.1.0";
@@ -32,6 +39,15 @@ function isExecutable(path: string): boolean {
 	}
 }
 
+const HERE = typeof import.meta?.url === "string" ? dirname(fileURLToPath(import.meta.url)) : __dirname;
+
+/** pi's agent directory, as pi's getAgentDir computes it. */
+function agentDir(): string {
+	const dir = process.env.PI_CODING_AGENT_DIR;
+	if (dir) return dir === "~" ? homedir() : dir.startsWith("~/") ? join(homedir(), dir.slice(2)) : dir;
+	return join(homedir(), ".pi", "agent");
+}
+
 /** $PIMEM_BIN, then <this package>/bin/pimem, then PATH. */
 function findBinary(): { path?: string; error?: string } {
 	const fromEnv = process.env.PIMEM_BIN;
@@ -39,8 +55,7 @@ function findBinary(): { path?: string; error?: string } {
 		if (isExecutable(fromEnv)) return { path: fromEnv };
 		return { error: `pimem: PIMEM_BIN=${fromEnv} is not an executable file. Point it at the pimem binary, or unset it and run \`cargo xtask install\` in the pimem checkout.` };
 	}
-	const here = typeof import.meta?.url === "string" ? dirname(fileURLToPath(import.meta.url)) : __dirname;
-	const local = join(here, "bin", BIN_NAME);
+	const local = join(HERE, "bin", BIN_NAME);
 	if (isExecutable(local)) return { path: local };
 	for (const dir of (process.env.PATH ?? "").split(delimiter)) {
 		if (dir && isExecutable(join(dir, BIN_NAME))) return { path: join(dir, BIN_NAME) };
@@ -210,7 +225,6 @@ export default function pimem(pi: ExtensionAPI) {
 	/** The frozen memory_index value, set on every run. */
 	let section = "";
 	let batch: Json[] = [];
-	let toolRegistered = false;
 	let host: { hasUI: boolean; ui: Json; registry: Json; lockTimeoutMs: number } | undefined;
 	/** Settles when session/start has been answered (or failed). */
 	let ready: Promise<void> = Promise.resolve();
@@ -278,8 +292,6 @@ export default function pimem(pi: ExtensionAPI) {
 	}
 
 	function registerTool(def: Json) {
-		if (toolRegistered) return;
-		toolRegistered = true;
 		pi.registerTool({
 			name: def.name,
 			label: def.label,
@@ -308,6 +320,10 @@ export default function pimem(pi: ExtensionAPI) {
 			show(ctx, String((e as Error).message), "error");
 		}
 	}
+
+	// The tool is declared now, from the schema `pimem tool-schema` prints (tests keep the two
+	// equal), so nothing has to wait for the sidecar before pi builds its first request.
+	registerTool(JSON.parse(readFileSync(join(HERE, "tool.json"), "utf8")));
 
 	pi.registerCommand("memory", {
 		description: "Memory status; /memory unlock removes a left-behind lock",
@@ -342,16 +358,15 @@ export default function pimem(pi: ExtensionAPI) {
 		}
 		const sessionFile = ctx.sessionManager.getSessionFile() ?? null;
 		const child = (!sessionFile && !ctx.hasUI) || !!process.env.PI_MEMORY_PARENT || !!process.env.PI_SESSION_ID;
-		// Both requests go out at once; only the handshake is awaited here (the tool needs its
-		// schema). The session is awaited where it is needed, so the sidecar's start overlaps
-		// pi's own startup.
+		// Both requests go out at once and nothing is awaited here: the sidecar starts while pi
+		// finishes its own startup; the tool, commands and events wait on `ready` instead.
 		const init = s.call("initialize", { protocol: PROTOCOL, client: "pimem-pi", clientVersion: CLIENT_VERSION }, 10_000);
 		const start = s.call(
 			"session/start",
 			{
 				reason: event.reason,
 				cwd: ctx.cwd,
-				agentDir: getAgentDir(),
+				agentDir: agentDir(),
 				trusted: ctx.isProjectTrusted(),
 				hasUI: ctx.hasUI,
 				mode: ctx.mode,
@@ -365,42 +380,33 @@ export default function pimem(pi: ExtensionAPI) {
 			30_000,
 		);
 		start.catch(() => undefined);
-		try {
-			registerTool((await init).tool);
-		} catch (e) {
-			const message = String((e as Error).message);
-			const tool = (e as RpcFailure).data?.tool;
-			if (tool) registerTool(tool); // the tool exists but answers with the rebuild message
-			if (inert !== message) report(message); // a death was reported already
-			inert = message;
-			await s.close(1000);
-			return;
-		}
-		sidecar = s;
 		const ui = ctx.ui;
 		const hasUI = ctx.hasUI;
-		ready = start.then(
-			(r: Json) => {
-				section = typeof r.section === "string" ? r.section : "";
-				if (host && typeof r.lockTimeoutMs === "number") host.lockTimeoutMs = r.lockTimeoutMs;
-				if (r.record) pi.appendEntry(RECORD_TYPE, r.record);
-				for (const n of r.notifications ?? []) notify(String(n.message), n.level as Level);
-				if (r.nudge && hasUI) {
-					// Not awaited: the question must not hold up the session.
-					void Promise.resolve(ui.confirm(String(r.nudge.title), String(r.nudge.body))).then(async (ok: boolean) => {
-						if (!ok || !sidecar) return;
-						const d = await sidecar.call("command/run", { name: "dream", args: "", confirmed: true }).catch((e: Error) => ({ text: e.message, level: "error" }));
-						if (typeof d.text === "string") notify(d.text, d.level);
-					});
-				}
-			},
-			(e: Error) => {
-				const message = String(e.message);
-				if (inert !== message) report(message);
-				inert = message;
-				sidecar = undefined;
-				void s.close(1000);
-			},
+		const fail = (e: Error) => {
+			const message = String(e.message);
+			if (inert !== message) report(message); // a death was reported already
+			inert = message;
+			if (sidecar === s) sidecar = undefined;
+			void s.close(1000);
+		};
+		sidecar = s;
+		ready = init.then(
+			() =>
+				start.then((r: Json) => {
+					section = typeof r.section === "string" ? r.section : "";
+					if (host && typeof r.lockTimeoutMs === "number") host.lockTimeoutMs = r.lockTimeoutMs;
+					if (r.record) pi.appendEntry(RECORD_TYPE, r.record);
+					for (const n of r.notifications ?? []) notify(String(n.message), n.level as Level);
+					if (r.nudge && hasUI) {
+						// Not awaited: the question must not hold up the session.
+						void Promise.resolve(ui.confirm(String(r.nudge.title), String(r.nudge.body))).then(async (ok: boolean) => {
+							if (!ok || !sidecar) return;
+							const d = await sidecar.call("command/run", { name: "dream", args: "", confirmed: true }).catch((e: Error) => ({ text: e.message, level: "error" }));
+							if (typeof d.text === "string") notify(d.text, d.level);
+						});
+					}
+				}, fail),
+			fail,
 		);
 	});
 

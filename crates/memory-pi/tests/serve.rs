@@ -285,6 +285,16 @@ fn handshake_reports_version_and_the_tool_schema_of_tool_schema() {
         printed["parameters"]["properties"]["action"]["enum"],
         json!(["add", "replace", "remove", "list", "search"])
     );
+    // The extension declares the tool from its committed copy, without waiting for us.
+    let committed: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/extension/tool.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        committed, printed,
+        "extension/tool.json is stale: run `pimem tool-schema > crates/memory-pi/extension/tool.json`"
+    );
     assert!(pi.finish().success());
 }
 
