@@ -18,13 +18,19 @@ fn corpus(target: &str) -> Vec<Vec<u8>> {
         .map(|e| e.unwrap().path())
         .collect();
     files.sort();
-    files.into_iter().map(|p| std::fs::read(p).unwrap()).collect()
+    files
+        .into_iter()
+        .map(|p| std::fs::read(p).unwrap())
+        .collect()
 }
 
 #[test]
 fn frontmatter_corpus_passes_its_fuzz_checks() {
     let inputs = corpus("frontmatter");
-    assert!(inputs.len() >= 10, "the kept corpus of frontmatter is missing");
+    assert!(
+        inputs.len() >= 10,
+        "the kept corpus of frontmatter is missing"
+    );
     for input in inputs {
         frontmatter::check(&input);
     }
@@ -33,7 +39,10 @@ fn frontmatter_corpus_passes_its_fuzz_checks() {
 #[test]
 fn memory_md_corpus_passes_its_fuzz_checks() {
     let inputs = corpus("memory_md");
-    assert!(inputs.len() >= 10, "the kept corpus of memory_md is missing");
+    assert!(
+        inputs.len() >= 10,
+        "the kept corpus of memory_md is missing"
+    );
     for input in inputs {
         memory_md::check(&input);
     }

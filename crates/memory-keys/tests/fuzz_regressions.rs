@@ -16,13 +16,19 @@ fn corpus(target: &str) -> Vec<Vec<u8>> {
         .map(|e| e.unwrap().path())
         .collect();
     files.sort();
-    files.into_iter().map(|p| std::fs::read(p).unwrap()).collect()
+    files
+        .into_iter()
+        .map(|p| std::fs::read(p).unwrap())
+        .collect()
 }
 
 #[test]
 fn remote_url_corpus_passes_its_fuzz_checks() {
     let inputs = corpus("remote_url");
-    assert!(inputs.len() >= 10, "the kept corpus of remote_url is missing");
+    assert!(
+        inputs.len() >= 10,
+        "the kept corpus of remote_url is missing"
+    );
     for input in inputs {
         remote_url::check(&input);
     }
