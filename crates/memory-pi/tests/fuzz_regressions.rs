@@ -7,23 +7,21 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
+#[path = "../../../fuzz/checks/corpus.rs"]
+mod corpus;
 #[path = "../../../fuzz/checks/jsonrpc.rs"]
 mod jsonrpc;
 
+use corpus::corpus;
+
 #[test]
 fn jsonrpc_corpus_passes_its_fuzz_checks() {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/regressions/jsonrpc");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    assert!(files.len() >= 10, "the kept corpus of jsonrpc is missing");
     let home = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(home.path().join("agent")).unwrap();
-    for file in files {
-        let input = std::fs::read(&file).unwrap();
+    for (n, input) in corpus(env!("CARGO_MANIFEST_DIR"), "jsonrpc")
+        .into_iter()
+        .enumerate()
+    {
         jsonrpc::check_with(&input, |data| {
             let mut child = Command::new(env!("CARGO_BIN_EXE_pimem"))
                 .arg("serve")
