@@ -39,11 +39,7 @@ fn jsonrpc_corpus_passes_its_fuzz_checks() {
             });
             let out = child.wait_with_output().unwrap();
             writer.join().unwrap();
-            assert!(
-                out.status.success(),
-                "{}: pimem serve failed",
-                file.display()
-            );
+            assert!(out.status.success(), "corpus input {n}: pimem serve failed");
             out.stdout
         });
     }
