@@ -3,7 +3,6 @@
 use std::sync::Arc;
 
 use jiff::Timestamp;
-use jiff::tz::TimeZone;
 
 /// A source of "now". Tests inject a fixed or stepping clock; production uses the system.
 #[derive(Clone)]
@@ -38,25 +37,15 @@ impl std::fmt::Debug for Clock {
     }
 }
 
-/// `2026-10-01T09:12:33.123Z`: JavaScript's `Date.toISOString()`, the `modified` format.
-pub fn iso_millis(ts: Timestamp) -> String {
-    let dt = ts.to_zoned(TimeZone::UTC).datetime();
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        dt.year(),
-        dt.month(),
-        dt.day(),
-        dt.hour(),
-        dt.minute(),
-        dt.second(),
-        dt.subsec_nanosecond() / 1_000_000
-    )
-}
+/// `2026-10-01T09:12:33.123Z`: JavaScript's `Date.toISOString()`, the `modified` format
+/// (the same function the lock records and snapshot names use).
+pub use memory_lock::iso_millis;
 
 /// `2026-10-01`: the UTC date, the `created` format.
 pub fn iso_date(ts: Timestamp) -> String {
-    let dt = ts.to_zoned(TimeZone::UTC).datetime();
-    format!("{:04}-{:02}-{:02}", dt.year(), dt.month(), dt.day())
+    let mut s = iso_millis(ts);
+    s.truncate(10);
+    s
 }
 
 #[cfg(test)]

@@ -34,7 +34,7 @@ pub fn render_headless_session(
     transcript: &[Message],
 ) -> (String, String) {
     let ms = meta.started.as_millisecond();
-    let iso = iso(meta.started);
+    let iso = memory_core::clock::iso_millis(meta.started);
     // A UUIDv7-shaped id: 48 bits of milliseconds, then bits from the task name.
     let tag = meta.task.bytes().fold(0u64, |h, b| {
         h.wrapping_mul(0x100_0000_01b3).wrapping_add(u64::from(b))
@@ -120,20 +120,6 @@ pub fn render_headless_session(
         text.push('\n');
     }
     (file, text)
-}
-
-fn iso(ts: Timestamp) -> String {
-    let dt = ts.to_zoned(jiff::tz::TimeZone::UTC).datetime();
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        dt.year(),
-        dt.month(),
-        dt.day(),
-        dt.hour(),
-        dt.minute(),
-        dt.second(),
-        dt.subsec_nanosecond() / 1_000_000
-    )
 }
 
 #[cfg(test)]

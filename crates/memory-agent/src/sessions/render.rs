@@ -2,8 +2,6 @@
 
 use std::fmt::Write as _;
 
-use jiff::Timestamp;
-
 use super::search::{Segment, SessionHit, SessionSearch};
 
 /// Text returned when nothing matched (PM-41).
@@ -105,17 +103,7 @@ fn render_segment(out: &mut String, s: &Segment) {
     }
 }
 
-/// `YYYY-MM-DD` of an instant in UTC (JavaScript's `toISOString().slice(0, 10)`).
-fn date(t: Timestamp) -> String {
-    let mut s = iso_millis(t);
-    s.truncate(10);
-    s
-}
-
-/// JavaScript's `Date.toISOString()`: `YYYY-MM-DDTHH:MM:SS.mmmZ`.
-pub(crate) fn iso_millis(t: Timestamp) -> String {
-    t.strftime("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
-}
+pub(crate) use memory_core::clock::{iso_date as date, iso_millis};
 
 /// Keeps whole lines from the start within [`MAX_BYTES`] and [`MAX_LINES`].
 fn cap(out: String) -> String {
@@ -148,6 +136,7 @@ fn cap(out: String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use jiff::Timestamp;
 
     #[test]
     fn iso_millis_matches_javascript() {
