@@ -13,6 +13,10 @@
 //! hard links are impossible (another file system, `EPERM`), the file is copied to a private
 //! 0600 file and `fsync`ed instead. Directories are created private (0700).
 //!
+//! Once `keep` snapshots exist, the oldest one (which retention would delete next) is
+//! emptied and renamed to become the new one, so steady-state writes create no directory
+//! inode either (N4/N5 retention is unchanged: the same directories remain).
+//!
 //! Durability: a rollback point survives any process crash. After a power cut the memory
 //! files themselves are intact (they are written with fsync + rename), but the newest
 //! snapshot's directory entries may be missing, since they are not `fsync`ed. A file that a
@@ -151,7 +155,11 @@ fn snapshot_names(
         path: root.clone(),
         source,
     })?;
-    let snap = unique_dir(&root, &format!("{}-{label}", snapshot_stamp(now)))?;
+    let base = format!("{}-{label}", snapshot_stamp(now));
+    let snap = match recycle_oldest(&root, keep, &base) {
+        Some(snap) => snap,
+        None => unique_dir(&root, &base)?,
+    };
     let copied = match copy_all(dir, &snap, files) {
         Ok(copied) => copied,
         Err(err) => {
@@ -171,6 +179,63 @@ fn snapshot_names(
     }
     prune_snapshots(dir, keep).map_err(|source| SnapshotError::Prune { path: root, source })?;
     Ok(snap)
+}
+
+/// When retention is about to delete the oldest snapshot anyway (there are already `keep`),
+/// empties it and renames it to the new snapshot's name instead: a rename allocates no inode
+/// and a `mkdir` does, which on ext4 is a large share of a write's cost. Only flat
+/// directories (ours) are recycled; `None` means "make a new one".
+fn recycle_oldest(root: &Path, keep: usize, base: &str) -> Option<PathBuf> {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    if keep == 0 {
+        return None;
+    }
+    let names = snapshot_dirs(root).ok()?;
+    if names.len() < keep {
+        return None;
+    }
+    let oldest = root.join(&names[0]);
+    let entries: Vec<fs::DirEntry> = fs::read_dir(&oldest).ok()?.collect::<Result<_, _>>().ok()?;
+    if entries
+        .iter()
+        .any(|e| e.file_type().map_or(true, |t| t.is_dir()))
+    {
+        return None;
+    }
+    for e in &entries {
+        fs::remove_file(e.path()).ok()?;
+    }
+    for n in 1u32..1000 {
+        let target = if n == 1 {
+            root.join(base)
+        } else {
+            root.join(format!("{base}-{n}"))
+        };
+        match renameat_with(CWD, &oldest, CWD, &target, RenameFlags::NOREPLACE) {
+            Ok(()) => return Some(target),
+            Err(rustix::io::Errno::EXIST) => continue,
+            Err(_) => return None, // the emptied directory is pruned as before
+        }
+    }
+    None
+}
+
+/// The snapshot directories of `root` that retention counts (everything but `migrate-*`
+/// and non-directories), sorted by name (= time).
+fn snapshot_dirs(root: &Path) -> io::Result<Vec<OsString>> {
+    let mut names: Vec<OsString> = Vec::new();
+    for entry in fs::read_dir(root)? {
+        let Ok(entry) = entry else { continue };
+        let name = entry.file_name();
+        if name.as_bytes().starts_with(MIGRATE_PREFIX.as_bytes()) {
+            continue;
+        }
+        if fs::metadata(entry.path()).is_ok_and(|meta| meta.is_dir()) {
+            names.push(name);
+        }
+    }
+    names.sort();
+    Ok(names)
 }
 
 fn unique_dir(root: &Path, base: &str) -> Result<PathBuf, SnapshotError> {
@@ -254,21 +319,9 @@ fn link_or_copy(from: &Path, to: &Path) -> io::Result<Kept> {
 /// unlistable `.backups` is not an error.
 pub fn prune_snapshots(dir: &Path, keep: usize) -> io::Result<()> {
     let root = dir.join(BACKUPS_DIR);
-    let Ok(entries) = fs::read_dir(&root) else {
+    let Ok(names) = snapshot_dirs(&root) else {
         return Ok(());
     };
-    let mut names: Vec<OsString> = Vec::new();
-    for entry in entries {
-        let Ok(entry) = entry else { continue };
-        let name = entry.file_name();
-        if name.as_bytes().starts_with(MIGRATE_PREFIX.as_bytes()) {
-            continue;
-        }
-        if fs::metadata(entry.path()).is_ok_and(|meta| meta.is_dir()) {
-            names.push(name);
-        }
-    }
-    names.sort();
     let excess = names.len().saturating_sub(keep);
     for name in &names[..excess] {
         let path = root.join(name);

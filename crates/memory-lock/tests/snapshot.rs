@@ -305,3 +305,58 @@ fn stamp_is_the_iso_time_with_colons_and_dots_replaced() {
         "2026-10-01T22-10-04-882Z"
     );
 }
+
+#[test]
+fn retention_recycles_the_oldest_directory_instead_of_creating_one() {
+    use std::os::unix::fs::MetadataExt;
+    let tmp = memory_dir();
+    let dir = tmp.path();
+    fs::write(dir.join("a.md"), "A1\n").unwrap();
+    for second in 1..=3 {
+        snapshot_files(
+            dir,
+            "write",
+            &["a.md"],
+            3,
+            at(&format!("2026-10-01T00:00:0{second}.000Z")),
+        )
+        .unwrap();
+    }
+    let oldest = backups(dir).join("2026-10-01T00-00-01-000Z-write");
+    let ino = fs::metadata(&oldest).unwrap().ino();
+    fs::write(dir.join("a.md.new"), "A2\n").unwrap();
+    fs::rename(dir.join("a.md.new"), dir.join("a.md")).unwrap();
+    let snap = snapshot_files(dir, "write", &["a.md"], 3, at("2026-10-01T00:00:04.000Z")).unwrap();
+    assert_eq!(
+        fs::metadata(&snap).unwrap().ino(),
+        ino,
+        "the oldest was reused"
+    );
+    assert!(!oldest.exists());
+    assert_eq!(fs::read_to_string(snap.join("a.md")).unwrap(), "A2\n");
+    assert_eq!(names(&snap), ["a.md"], "emptied before reuse");
+    assert_eq!(
+        names(&backups(dir)),
+        [
+            "2026-10-01T00-00-02-000Z-write",
+            "2026-10-01T00-00-03-000Z-write",
+            "2026-10-01T00-00-04-000Z-write"
+        ]
+    );
+}
+
+#[test]
+fn a_directory_with_subdirectories_is_pruned_not_recycled() {
+    let tmp = memory_dir();
+    let dir = tmp.path();
+    fs::create_dir_all(backups(dir).join("0-hand-made/nested")).unwrap();
+    snapshot_files(
+        dir,
+        "write",
+        &["MEMORY.md"],
+        1,
+        at("2026-10-01T00:00:01.000Z"),
+    )
+    .unwrap();
+    assert_eq!(names(&backups(dir)), ["2026-10-01T00-00-01-000Z-write"]);
+}
