@@ -183,9 +183,11 @@ pub(crate) fn temp_path_for(target: &Path) -> PathBuf {
     parent_dir(target).join(format!(".{name}.{}.{n}.tmp", std::process::id()))
 }
 
-/// Creates a new private file (`O_CREAT|O_EXCL`, mode 0600; never follows a symlink).
+/// Creates a new private file (`O_CREAT|O_EXCL`, mode 0600; never follows a symlink), open
+/// for reading and writing.
 pub(crate) fn create_private(path: &Path) -> io::Result<File> {
     OpenOptions::new()
+        .read(true)
         .write(true)
         .create_new(true)
         .mode(FILE_MODE)

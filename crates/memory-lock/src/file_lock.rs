@@ -85,7 +85,7 @@ use jiff::Timestamp;
 use rustix::fs::OFlags;
 use serde::{Deserialize, Serialize};
 
-use crate::durable::{FILE_MODE, retry_transient};
+use crate::durable::{create_private, retry_transient};
 
 /// File name of the cross-process lock inside a memory directory.
 pub const LOCK_FILE: &str = ".lock";
@@ -445,14 +445,7 @@ fn try_create(path: &Path, holder: &Holder) -> io::Result<Option<FileLockGuard>>
         SlotAttempt::Unavailable => {}
     }
     let temp = crate::durable::temp_path_for(path);
-    let mut file = retry_transient(|| {
-        OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .mode(FILE_MODE)
-            .open(&temp)
-    })?;
+    let mut file = retry_transient(|| create_private(&temp))?;
     let prepared = (|| {
         // Nobody else knows this file yet, so the kernel lock is immediate.
         file.try_lock().map_err(|e| match e {
@@ -554,14 +547,7 @@ fn try_create_from_slot(path: &Path, holder: &Holder) -> io::Result<SlotAttempt>
         Some(i) => i,
         None => {
             let temp = crate::durable::temp_path_for(path);
-            let file = retry_transient(|| {
-                OpenOptions::new()
-                    .read(true)
-                    .write(true)
-                    .create_new(true)
-                    .mode(FILE_MODE)
-                    .open(&temp)
-            })?;
+            let file = retry_transient(|| create_private(&temp))?;
             if file.try_lock().is_err() {
                 let _ = fs::remove_file(&temp);
                 return Ok(SlotAttempt::Unavailable);
@@ -634,14 +620,7 @@ fn links_unsupported(err: &io::Error) -> bool {
 /// `open(wx)`, kernel lock, write: the original's protocol, for file systems without hard
 /// links. A crash between create and write leaves a 0-byte `.lock` (PM-47).
 fn try_create_in_place(path: &Path, holder: &Holder) -> io::Result<Option<FileLockGuard>> {
-    let file = retry_transient(|| {
-        OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .mode(FILE_MODE)
-            .open(path)
-    });
+    let file = retry_transient(|| create_private(path));
     let mut file = match file {
         Ok(file) => file,
         Err(err) if err.kind() == io::ErrorKind::AlreadyExists => return Ok(None),
