@@ -293,9 +293,22 @@ pub fn run_agent(
 
 /// Saves a finished headless run as a pi session file when the task's `sessionPersistence`
 /// is enabled (PM-80): into `sessionPersistence.sessionDir` (`~` expands to `home`) or
-/// `<project memory dir>/sessions/`. Returns a notice when saving failed (the run itself
-/// stands); `None` when saved or not wanted.
+/// `<project memory dir>/sessions/`. A failure to save becomes one of the run's notices (the
+/// run itself stands).
 pub fn persist_run(
+    store: &memory_core::Store,
+    cfg: &memory_core::Config,
+    task: memory_core::Task,
+    spec: &AgentSpec,
+    run: &mut AgentRun,
+    started: jiff::Timestamp,
+) {
+    if let Some(notice) = save_run(store, cfg, task, spec, run, started) {
+        run.notices.push(notice);
+    }
+}
+
+fn save_run(
     store: &memory_core::Store,
     cfg: &memory_core::Config,
     task: memory_core::Task,

@@ -169,9 +169,7 @@ pub fn run_dream(
         &spec,
         cancel,
     )?;
-    if let Some(notice) = crate::agent::persist_run(store, cfg, Task::Dream, &spec, &run, started) {
-        run.notices.push(notice);
-    }
+    crate::agent::persist_run(store, cfg, Task::Dream, &spec, &mut run, started);
     let meta = DreamMeta {
         last_dream_at: iso_millis(store.options().clock.now()),
         session_count_at_dream: session_count,

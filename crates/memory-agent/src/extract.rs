@@ -611,10 +611,6 @@ pub fn run_extract(
         cancel,
     )?;
     drop(round);
-    if let Some(notice) =
-        crate::agent::persist_run(store, cfg, Task::ExtractMemories, &spec, &run, started)
-    {
-        run.notices.push(notice);
-    }
+    crate::agent::persist_run(store, cfg, Task::ExtractMemories, &spec, &mut run, started);
     Ok(ExtractOutcome::Done(run))
 }
