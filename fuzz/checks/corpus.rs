@@ -1,10 +1,10 @@
 //! Reading a kept fuzz corpus (`fuzz/regressions/<target>/`) from a workspace crate's tests.
 
 /// Every file of `fuzz/regressions/<target>/`, sorted by name. `manifest_dir` is the calling
-/// crate's `CARGO_MANIFEST_DIR` (every crate sits two levels below the root).
+/// crate's `CARGO_MANIFEST_DIR` (every crate sits one level below the root).
 pub fn corpus(manifest_dir: &str, target: &str) -> Vec<Vec<u8>> {
     let dir = std::path::Path::new(manifest_dir)
-        .join("../../fuzz/regressions")
+        .join("../fuzz/regressions")
         .join(target);
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))

@@ -5,16 +5,16 @@
 //!
 //! * `e2e`: builds `pimem`, installs the pinned pi host (Node 22 and pi 1.6.0 from the npm
 //!   registry, cached in `~/.cache/pimem-e2e`; `PIMEM_E2E_CACHE` moves it) and runs the
-//!   headless pi suite in `crates/memory-pi/e2e/` against a scripted local model.
+//!   headless pi suite in `memory-pi/e2e/` against a scripted local model.
 //!
 //! * `install`: builds the release `pimem`, puts it next to the pi extension
-//!   (`crates/memory-pi/extension/bin/pimem`) and in `$CARGO_HOME/bin` (so `pimem` is on
+//!   (`memory-pi/extension/bin/pimem`) and in `$CARGO_HOME/bin` (so `pimem` is on
 //!   `PATH`), then registers the extension with `pi install <path>` when `pi` is on `PATH`
 //!   (otherwise prints the command to run).
 //!
 //! * `bench [group...]`: builds `memory-bench` in release mode and runs the named groups (all
 //!   by default), printing Markdown for BENCHMARKS.md. The `pi` group drives real pi instead
-//!   (startup with and without the extension, per-turn round trip; `crates/memory-pi/e2e/bench.mjs`).
+//!   (startup with and without the extension, per-turn round trip; `memory-pi/e2e/bench.mjs`).
 //!
 //! Tasks are plain Rust so they run the same on every machine with only cargo installed.
 #![forbid(unsafe_code)]
@@ -95,7 +95,7 @@ fn bench(root: &Path, groups: &[String]) -> Result<()> {
 }
 
 /// The `pi` group: pi startup with and without the extension, and the per-turn
-/// `agent/before_start` round trip (`crates/memory-pi/e2e/bench.mjs`, release `pimem`).
+/// `agent/before_start` round trip (`memory-pi/e2e/bench.mjs`, release `pimem`).
 fn bench_pi(root: &Path) -> Result<()> {
     run(
         root,
@@ -104,7 +104,7 @@ fn bench_pi(root: &Path) -> Result<()> {
     )?;
     let pimem = target_dir(root).join("release").join(EXE);
     let (node_dir, pi_cli) = pi_host(root)?;
-    let script = root.join("crates/memory-pi/e2e/bench.mjs");
+    let script = root.join("memory-pi/e2e/bench.mjs");
     eprintln!("$ node {}", script.display());
     let status = Command::new(node_dir.join("node"))
         .arg(&script)
@@ -132,7 +132,7 @@ const EXE: &str = if cfg!(windows) { "pimem.exe" } else { "pimem" };
 
 /// The pinned pi host of the e2e suite: (directory holding Node 22, pi's `cli.js`).
 fn pi_host(root: &Path) -> Result<(PathBuf, PathBuf)> {
-    let script = root.join("crates/memory-pi/e2e/install.sh");
+    let script = root.join("memory-pi/e2e/install.sh");
     eprintln!("$ bash {}", script.display());
     let out = Command::new("bash")
         .arg(&script)
@@ -168,7 +168,7 @@ fn e2e(root: &Path) -> Result<()> {
     run(root, "cargo", &["build", "--locked", "-p", "memory-pi"])?;
     let pimem = target_dir(root).join("debug").join(EXE);
     let (node_dir, pi_cli) = pi_host(root)?;
-    let suite = root.join("crates/memory-pi/e2e/run.mjs");
+    let suite = root.join("memory-pi/e2e/run.mjs");
     eprintln!("$ node {}", suite.display());
     let status = Command::new(node_dir.join("node"))
         .arg(&suite)
@@ -212,7 +212,7 @@ fn install(root: &Path) -> Result<()> {
         &["build", "--release", "--locked", "-p", "memory-pi"],
     )?;
     let built = target_dir(root).join("release").join(EXE);
-    let extension = root.join("crates/memory-pi/extension");
+    let extension = root.join("memory-pi/extension");
     install_file(&built, &extension.join("bin").join(EXE))?;
     let cargo_home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)

@@ -293,7 +293,7 @@ fn handshake_reports_version_and_the_tool_schema_of_tool_schema() {
     .unwrap();
     assert_eq!(
         committed, printed,
-        "extension/tool.json is stale: run `pimem tool-schema > crates/memory-pi/extension/tool.json`"
+        "extension/tool.json is stale: run `pimem tool-schema > memory-pi/extension/tool.json`"
     );
     assert!(pi.finish().success());
 }

@@ -113,6 +113,9 @@ proptest! {
         path in prop::collection::vec("[A-Za-z0-9_-]{1,10}", 1..4),
         port in 1u16..65535,
     ) {
+        // A label starting with `xn--` is punycode, which the WHATWG parser (like Node)
+        // rejects unless it decodes: not a spelling of an ordinary host.
+        prop_assume!(!host.split('.').any(|label| label.starts_with("xn--")));
         let path = path.join("/");
         let upper = host.to_uppercase();
         let expected = format!("{host}/{path}");

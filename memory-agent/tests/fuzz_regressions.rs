@@ -3,9 +3,9 @@
 //! (`fuzz/checks/*.rs`), so every input a fuzzer found interesting stays a regression test.
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../../fuzz/checks/corpus.rs"]
+#[path = "../../fuzz/checks/corpus.rs"]
 mod corpus;
-#[path = "../../../fuzz/checks/session_line.rs"]
+#[path = "../../fuzz/checks/session_line.rs"]
 mod session_line;
 
 use corpus::corpus;

@@ -3,9 +3,9 @@
 //! (`fuzz/checks/*.rs`), so every input a fuzzer found interesting stays a regression test.
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../../fuzz/checks/corpus.rs"]
+#[path = "../../fuzz/checks/corpus.rs"]
 mod corpus;
-#[path = "../../../fuzz/checks/remote_url.rs"]
+#[path = "../../fuzz/checks/remote_url.rs"]
 mod remote_url;
 
 use corpus::corpus;

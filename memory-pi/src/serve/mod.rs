@@ -1,4 +1,4 @@
-//! `pimem serve`: the pi sidecar. pi's extension (`crates/memory-pi/extension/index.ts`,
+//! `pimem serve`: the pi sidecar. pi's extension (`memory-pi/extension/index.ts`,
 //! which holds no memory logic) spawns one `pimem serve` per session runtime and forwards
 //! every event, tool call and command to it; all memory behaviour lives here.
 //!

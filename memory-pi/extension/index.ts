@@ -2,7 +2,7 @@
 //
 // This file holds no memory logic. It spawns `pimem serve` for each session runtime, forwards
 // pi's events, the `memory` tool and the `/memory` and `/dream` commands to it over
-// newline-delimited JSON-RPC 2.0 (protocol 1, documented in crates/memory-pi/src/serve/mod.rs),
+// newline-delimited JSON-RPC 2.0 (protocol 1, documented in memory-pi/src/serve/mod.rs),
 // and answers the sidecar's requests for model calls and UI dialogs through pi.
 //
 // The binary is found via $PIMEM_BIN, then ./bin/pimem next to this file (put there by

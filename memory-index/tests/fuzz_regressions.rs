@@ -3,11 +3,11 @@
 //! (`fuzz/checks/*.rs`), so every input a fuzzer found interesting stays a regression test.
 #![allow(clippy::unwrap_used)]
 
-#[path = "../../../fuzz/checks/corpus.rs"]
+#[path = "../../fuzz/checks/corpus.rs"]
 mod corpus;
-#[path = "../../../fuzz/checks/frontmatter.rs"]
+#[path = "../../fuzz/checks/frontmatter.rs"]
 mod frontmatter;
-#[path = "../../../fuzz/checks/memory_md.rs"]
+#[path = "../../fuzz/checks/memory_md.rs"]
 mod memory_md;
 
 use corpus::corpus;
