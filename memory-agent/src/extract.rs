@@ -59,6 +59,7 @@ use std::time::Duration;
 use memory_core::config::ExtractConfig;
 use memory_core::tool::{MAIN_ACTIONS, SessionSearch, Target, VersionBook};
 use memory_core::{Config, Store, Task};
+use memory_js::{js_stringify, utf16_len, utf16_prefix, utf16_suffix};
 use serde_json::Value;
 
 use crate::agent::{AgentError, AgentRun, AgentSpec, run_agent};
@@ -143,44 +144,19 @@ impl Default for ConversationLimits {
 
 // ------------------------------------------------------------------ UTF-16 units
 
-fn units(s: &str) -> usize {
-    s.chars().map(char::len_utf16).sum()
-}
-
 // Decision (VECTORS §Z 8): limits count UTF-16 code units like JavaScript; a cut never
 // splits a character (an astral character at the boundary is left out whole).
-/// The longest prefix of whole characters with at most `max` UTF-16 units.
-fn prefix_units(s: &str, max: usize) -> &str {
-    let mut used = 0;
-    for (i, c) in s.char_indices() {
-        used += c.len_utf16();
-        if used > max {
-            return &s[..i];
-        }
-    }
-    s
-}
-
-/// The longest suffix of whole characters with at most `max` UTF-16 units.
-fn suffix_units(s: &str, max: usize) -> &str {
-    let mut used = 0;
-    for (i, c) in s.char_indices().rev() {
-        used += c.len_utf16();
-        if used > max {
-            return &s[i + c.len_utf8()..];
-        }
-    }
-    s
-}
-
 /// Per-message cut: the first `max` units plus `\n[truncated: K chars omitted]`.
 fn clip(text: &str, max: usize) -> String {
-    let total = units(text);
+    let total = utf16_len(text);
     if max == 0 || total <= max {
         return text.to_owned();
     }
-    let head = prefix_units(text, max);
-    format!("{head}\n[truncated: {} chars omitted]", total - units(head))
+    let head = utf16_prefix(text, max);
+    format!(
+        "{head}\n[truncated: {} chars omitted]",
+        total - utf16_len(head)
+    )
 }
 
 fn middle_marker(omitted: usize) -> String {
@@ -192,95 +168,20 @@ fn middle_marker(omitted: usize) -> String {
 /// Whole-rendering cut (VECTORS R7): keeps the head and the tail, reserving room for a
 /// marker with a six-digit count (51 units), head rounded up.
 fn clip_middle(text: &str, max: usize) -> String {
-    let total = units(text);
+    let total = utf16_len(text);
     if max == 0 || total <= max {
         return text.to_owned();
     }
-    let budget = max.saturating_sub(units(&middle_marker(999_999)));
+    let budget = max.saturating_sub(utf16_len(&middle_marker(999_999)));
     let head_max = budget.div_ceil(2);
     let tail_max = budget - head_max;
-    let head = prefix_units(text, head_max);
-    let tail = suffix_units(text, tail_max);
-    let omitted = total - units(head) - units(tail);
+    let head = utf16_prefix(text, head_max);
+    let tail = utf16_suffix(text, tail_max);
+    let omitted = total - utf16_len(head) - utf16_len(tail);
     format!("{head}{}{tail}", middle_marker(omitted))
 }
 
 // ------------------------------------------------------------------ pi messages
-
-/// `JSON.stringify` of a JSON value as JavaScript writes it: no whitespace, JavaScript number
-/// formatting (`1.0` → `1`, `1e21`, `1e-7`), the same string escapes. Object keys come in
-/// `serde_json`'s order (sorted), where JavaScript keeps insertion order.
-pub fn js_stringify(value: &Value) -> String {
-    let mut out = String::new();
-    write_js(value, &mut out);
-    out
-}
-
-fn write_js(value: &Value, out: &mut String) {
-    match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => match n.as_f64() {
-            Some(f) => out.push_str(&js_number(f)),
-            None => out.push_str(&n.to_string()),
-        },
-        Value::String(s) => out.push_str(&Value::String(s.clone()).to_string()),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_js(item, out);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            out.push('{');
-            for (i, (k, v)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(k.clone()).to_string());
-                out.push(':');
-                write_js(v, out);
-            }
-            out.push('}');
-        }
-    }
-}
-
-/// JavaScript's `Number.prototype.toString()` for a finite number (ECMA-262
-/// Number::toString with the shortest round-tripping digits, which Rust's `{:e}` gives).
-fn js_number(x: f64) -> String {
-    if !x.is_finite() {
-        return "null".to_owned(); // JSON.stringify writes NaN and ±Infinity as null
-    }
-    if x == 0.0 {
-        return "0".to_owned();
-    }
-    if x < 0.0 {
-        return format!("-{}", js_number(-x));
-    }
-    let sci = format!("{x:e}"); // "1.2345e3", "5e-7"
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let k = digits.len() as i64;
-    let n = exp.parse::<i64>().unwrap_or(0) + 1;
-    if k <= n && n <= 21 {
-        format!("{digits}{}", "0".repeat((n - k) as usize))
-    } else if 0 < n && n <= 21 {
-        let (int, frac) = digits.split_at(n as usize);
-        format!("{int}.{frac}")
-    } else if -6 < n && n <= 0 {
-        format!("0.{}{digits}", "0".repeat((-n) as usize))
-    } else {
-        let sign = if n - 1 < 0 { '-' } else { '+' };
-        let (first, rest) = digits.split_at(1);
-        let dot = if rest.is_empty() { "" } else { "." };
-        format!("{first}{dot}{rest}e{sign}{}", (n - 1).abs())
-    }
-}
 
 /// Text of a `content` field: a string as is; from an array, text blocks and `[image]` for
 /// image blocks, joined by `\n`; anything else empty.

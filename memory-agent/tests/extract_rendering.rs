@@ -4,8 +4,9 @@
 
 use memory_agent::extract::{
     ConversationLimits, TranscriptMessage, TranscriptToolCall, agents_md_blocks,
-    build_extract_task, js_stringify, render_conversation, transcript_from_agent_messages,
+    build_extract_task, render_conversation, transcript_from_agent_messages,
 };
+use memory_js::js_stringify;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

@@ -39,7 +39,7 @@ impl std::fmt::Debug for Clock {
 
 /// `2026-10-01T09:12:33.123Z`: JavaScript's `Date.toISOString()`, the `modified` format
 /// (the same function the lock records and snapshot names use).
-pub use memory_lock::iso_millis;
+pub use memory_js::iso_millis;
 
 /// `2026-10-01`: the UTC date, the `created` format.
 pub fn iso_date(ts: Timestamp) -> String {

@@ -1,7 +1,7 @@
 //! Write-side capacity of `MEMORY.md` (PM-30).
 
 use crate::entry::normalize_newlines;
-use crate::js::js_trim;
+use memory_js::js_trim;
 
 /// Default `memIndexMaxLines`.
 pub const DEFAULT_INDEX_MAX_LINES: usize = 200;

@@ -2,7 +2,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::js::{is_js_space, utf8_prefix};
+use memory_js::{is_js_whitespace, utf8_prefix};
 
 /// The index file of a memory directory; never an entry, never overwritten by one.
 pub const INDEX_FILE_NAME: &str = "MEMORY.md";
@@ -53,12 +53,12 @@ pub fn entry_file_name(name: &str) -> String {
         .chars()
         .map(|c| if is_unsafe(c) { '_' } else { c })
         .collect();
-    let cleaned = replaced.trim_matches(|c| is_js_space(c) || c == '.');
+    let cleaned = replaced.trim_matches(|c| is_js_whitespace(c) || c == '.');
 
     let mut collapsed = String::with_capacity(cleaned.len());
     let mut in_space = false;
     for c in cleaned.chars() {
-        if is_js_space(c) {
+        if is_js_whitespace(c) {
             if !in_space {
                 collapsed.push('-');
             }

@@ -8,7 +8,7 @@
 use std::cmp::Ordering;
 
 use crate::entry::normalize_newlines;
-use crate::js::{is_js_space, js_trim};
+use memory_js::{is_js_whitespace, js_trim};
 
 /// Header written by [`rebuild_index`] when the index has none.
 pub const DEFAULT_INDEX_HEADER: &str = "# Memory Index";
@@ -73,7 +73,7 @@ pub fn format_index_line(name: &str, file: &str, description: &str) -> String {
 // LF are refused inside the groups like in JavaScript; callers pass normalised single lines.
 pub fn parse_index_line(line: &str) -> Option<IndexLine> {
     let rest = line.strip_prefix('-')?;
-    let after_space = rest.trim_start_matches(is_js_space);
+    let after_space = rest.trim_start_matches(is_js_whitespace);
     if after_space.len() == rest.len() {
         return None;
     }
@@ -96,11 +96,11 @@ pub fn parse_index_line(line: &str) -> Option<IndexLine> {
             if file.is_empty() {
                 continue;
             }
-            let after = tail[j + 1..].trim_start_matches(is_js_space);
+            let after = tail[j + 1..].trim_start_matches(is_js_whitespace);
             let Some(description) = after.strip_prefix('—') else {
                 continue;
             };
-            let description = description.trim_start_matches(is_js_space);
+            let description = description.trim_start_matches(is_js_whitespace);
             if breaks(description) {
                 continue;
             }

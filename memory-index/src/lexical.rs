@@ -58,8 +58,8 @@ use std::sync::OnceLock;
 
 use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
 
-use crate::js::utf16_prefix;
 use crate::surfacing::QUERY_MAX_CHARS;
+use memory_js::utf16_prefix;
 
 /// BM25 term-frequency saturation.
 pub const K1: f64 = 1.2;

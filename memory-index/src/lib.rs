@@ -86,7 +86,6 @@ mod capacity;
 mod entry;
 mod filename;
 mod index;
-mod js;
 pub mod lexical;
 mod sanitize;
 mod status;

@@ -4,8 +4,8 @@
 use std::cmp::Reverse;
 
 use crate::entry::EntryType;
-use crate::js::{utf8_prefix, utf16_prefix};
 use crate::sanitize::sanitize_for_injection;
+use memory_js::{utf8_prefix, utf16_prefix};
 
 /// Most entries a manifest lists.
 pub const MANIFEST_MAX_ENTRIES: usize = 200;

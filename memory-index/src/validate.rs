@@ -3,7 +3,7 @@
 //! Only the write path validates; [`crate::parse_entry`] accepts whatever a hand-edited file
 //! holds (e.g. `created: yesterday`, VECTORS E15).
 
-use crate::js::{is_js_space, js_trim, utf16_len, utf16_prefix};
+use memory_js::{is_js_whitespace, js_trim, utf16_len, utf16_prefix};
 
 /// A rejected `add`/`replace`/`rename` argument. `Display` is pi-memory's exact error text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -98,7 +98,7 @@ pub fn validate_created(s: &str) -> Result<(), ValidationError> {
 
 /// Length of a leading markdown marker `^\s*(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+)`, if any.
 fn markdown_marker_len(line: &str) -> Option<usize> {
-    let rest = line.trim_start_matches(is_js_space);
+    let rest = line.trim_start_matches(is_js_whitespace);
     let lead = line.len() - rest.len();
     let bytes = rest.as_bytes();
     let marker = match bytes.first()? {
@@ -114,7 +114,7 @@ fn markdown_marker_len(line: &str) -> Option<usize> {
         _ => return None,
     };
     let after = &rest[marker..];
-    let spaces = after.len() - after.trim_start_matches(is_js_space).len();
+    let spaces = after.len() - after.trim_start_matches(is_js_whitespace).len();
     (spaces > 0).then_some(lead + marker + spaces)
 }
 

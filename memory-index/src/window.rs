@@ -1,7 +1,7 @@
 //! The injection window of `MEMORY.md` (PM-58, VECTORS I and J).
 
 use crate::entry::normalize_newlines;
-use crate::js::{js_trim, utf8_prefix};
+use memory_js::{js_trim, utf8_prefix};
 
 /// First line of a truncated window: the *oldest* lines were dropped.
 pub const INDEX_TRUNCATION_MARKER: &str =

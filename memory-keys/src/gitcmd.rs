@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::env::GitEnv;
-use crate::js::js_trim;
+use memory_js::js_trim;
 
 /// The original's timeout for each git command.
 pub(crate) const GIT_TIMEOUT: Duration = Duration::from_secs(3);

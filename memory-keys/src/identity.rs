@@ -4,10 +4,10 @@ use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 
 use crate::env::GitEnv;
-use crate::js::utf16_cmp;
 use crate::lexical;
 use crate::native::{self, Repo};
 use crate::{Platform, ProjectKind, gitcmd, normalize_remote_url};
+use memory_js::utf16_cmp;
 
 /// Which memory a working directory belongs to: `git` + normalised remote, or `local` +
 /// absolute path (repository root, or the cwd itself outside a work tree).
@@ -63,7 +63,7 @@ pub fn identify_with(cwd: &Path, env: &GitEnv) -> Identification {
             let top = lexical::path_bytes(&tree.toplevel);
             // Exactly what the original does with git's output: decode, trim, use as-is.
             let top = String::from_utf8_lossy(&top);
-            let top = crate::js::js_trim(&top);
+            let top = memory_js::js_trim(&top);
             if top.is_empty() {
                 return Ok(local(&cwd));
             }

@@ -68,7 +68,6 @@ mod env;
 mod gitcmd;
 mod gitconfig;
 mod identity;
-mod js;
 pub mod layout;
 mod lexical;
 mod name;

@@ -14,7 +14,7 @@
 use url::Url;
 
 use crate::Platform;
-use crate::js::js_trim;
+use memory_js::js_trim;
 
 /// Schemes whose URLs name a remote repository (PM-04).
 const SCHEMES: [&str; 4] = ["http", "https", "ssh", "git"];

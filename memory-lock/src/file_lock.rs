@@ -82,6 +82,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
+use memory_js::iso_millis;
 use rustix::fs::OFlags;
 use serde::{Deserialize, Serialize};
 
@@ -145,31 +146,6 @@ impl Holder {
     fn is_same_host(&self) -> bool {
         self.hostname == hostname()
     }
-}
-
-/// JavaScript's `Date.prototype.toISOString()` for `ts`: UTC, milliseconds truncated,
-/// e.g. `2026-10-02T00:00:00.000Z`.
-pub fn iso_millis(ts: Timestamp) -> String {
-    let ms = ts.as_millisecond();
-    let whole = Timestamp::from_millisecond(ms).unwrap_or(ts);
-    let dt = whole.to_zoned(jiff::tz::TimeZone::UTC).datetime();
-    let year = i32::from(dt.year());
-    let year = if (0..=9999).contains(&year) {
-        format!("{year:04}")
-    } else if year < 0 {
-        format!("-{:06}", -year)
-    } else {
-        format!("+{year:06}")
-    };
-    format!(
-        "{year}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        dt.month(),
-        dt.day(),
-        dt.hour(),
-        dt.minute(),
-        dt.second(),
-        ms.rem_euclid(1000)
-    )
 }
 
 /// What `.lock` currently says (the `/memory` view, PM-75).

@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 use jiff::Timestamp;
 
 use crate::durable::{DIR_MODE, create_private, ensure_private_dir, retry_transient, sync_dir};
-use crate::file_lock::iso_millis;
+use memory_js::iso_millis;
 
 /// Directory of the snapshots inside a memory directory.
 pub const BACKUPS_DIR: &str = ".backups";

@@ -5,7 +5,8 @@ use std::io;
 use std::time::Duration;
 
 use jiff::Timestamp;
-use memory_lock::{Holder, Platform, RetryPolicy, iso_millis, retry_with, snapshot_stamp};
+use memory_js::iso_millis;
+use memory_lock::{Holder, Platform, RetryPolicy, retry_with, snapshot_stamp};
 use proptest::prelude::*;
 
 /// Milliseconds from 1970 to the end of year 9999 (JavaScript's four-digit-year range).
