@@ -14,7 +14,7 @@ use std::path::Path;
 use anyhow::{Result, ensure};
 use memory_agent::surfacing::{Surfacer, SurfacingRequest};
 use memory_core::{Config, Store, StoreOptions};
-use memory_index::lexical::{LexicalDoc, LexicalIndex};
+use memory_rank::{LexicalDoc, LexicalIndex};
 
 use crate::timing::{HEADER, Stats, fmt, measure, row, stats_of, time};
 

@@ -9,8 +9,8 @@
 //!
 //! # Selectors (`autoSurfacing.selector`, [`Config::effective_selector`])
 //! - **lexical** (default without a model): BM25F over name, description and body
-//!   ([`memory_index::lexical`]); the best `maxFiles` scoring at least
-//!   [`MIN_SCORE`](memory_index::lexical::MIN_SCORE). Deterministic, zero model calls, and an
+//!   ([`memory_rank`]); the best `maxFiles` scoring at least
+//!   [`MIN_SCORE`](memory_rank::MIN_SCORE). Deterministic, zero model calls, and an
 //!   unrelated prompt surfaces nothing.
 //! - **model**: pi-memory's side query, unchanged: the PM-61 manifest (newest 200 entries,
 //!   then minus the injected ones), the exact side-query prompt, one completion without tools,
@@ -75,11 +75,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use memory_core::{Config, Selector, Store, StoreError, StoredEntry, Task};
-use memory_index::lexical::{Cutoff, LexicalDoc, LexicalHit, LexicalIndex};
 use memory_index::{
-    ManifestEntry, SurfacedBlock, order_manifest, parse_selected_files, recalled_count,
-    render_manifest, render_relevant_memories, side_query_prompt,
+    ManifestEntry, QUERY_MAX_CHARS, SurfacedBlock, order_manifest, parse_selected_files,
+    recalled_count, render_manifest, render_relevant_memories, side_query_prompt,
 };
+use memory_js::utf16_prefix;
+use memory_rank::{Cutoff, LexicalDoc, LexicalHit, LexicalIndex};
 
 use crate::model::{CancelToken, CompletionRequest, Message, Model, ModelError, StopReason};
 
@@ -250,12 +251,14 @@ impl Surfacer {
             return Ok(Surfaced::nothing(selector));
         }
         self.sync(store.list()?);
+        // The ranker sees the text the side query shows the model (PM-61: 4000 UTF-16 units).
+        let prompt = utf16_prefix(req.prompt, QUERY_MAX_CHARS);
         let (files, selector, fallback) = match selector {
-            Selector::Lexical => (self.lexical_choice(req.prompt, max_files), selector, None),
+            Selector::Lexical => (self.lexical_choice(prompt, max_files), selector, None),
             Selector::Model | Selector::Hybrid => {
                 let manifest = match selector {
                     Selector::Model => self.model_manifest(),
-                    _ => self.hybrid_manifest(req.prompt),
+                    _ => self.hybrid_manifest(prompt),
                 };
                 if manifest.is_empty() {
                     return Ok(Surfaced::nothing(selector));
@@ -264,7 +267,7 @@ impl Surfacer {
                     Answer::Selected(files) => (files, selector, None),
                     Answer::Cancelled => return Ok(Surfaced::nothing(selector)),
                     Answer::Failed(why) => (
-                        self.lexical_choice(req.prompt, max_files),
+                        self.lexical_choice(prompt, max_files),
                         Selector::Lexical,
                         Some(why),
                     ),

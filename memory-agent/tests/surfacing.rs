@@ -13,8 +13,8 @@ use memory_agent::testing::{ScriptedModel, text};
 use memory_agent::{CancelToken, Completion, Message, ModelError, StopReason};
 use memory_core::clock::Clock;
 use memory_core::{AddRequest, Config, EntryType, Selector, Store, StoreOptions};
-use memory_index::lexical::{Cutoff, LexicalDoc, LexicalIndex};
 use memory_index::{ManifestEntry, render_manifest, side_query_prompt};
+use memory_rank::{Cutoff, LexicalDoc, LexicalIndex};
 use proptest::prelude::*;
 
 /// A store whose clock advances one second per write, so `modified` orders the adds.

@@ -12,8 +12,6 @@
 //!   [`replace_index_line`], [`remove_index_line`], plus [`rebuild_index`]) and its capacity;
 //! - the injection side: [`injection_window`], [`sanitize_for_injection`], the auto-surfacing
 //!   manifest, prompt, reply parser and `<relevant_memories>` block;
-//! - [`lexical`]: the BM25F ranker ([`LexicalIndex`]) and code-aware tokenizer behind the
-//!   model-free surfacing selector;
 //! - tool result texts and the `/memory` `Index:`/`Inject:` lines.
 //!
 //! The central types are [`EntryMeta`]/[`Entry`] (one memory) and [`IndexLine`] (its line in
@@ -22,7 +20,7 @@
 //! # Key decisions
 //!
 //! - **JavaScript string semantics where they decide bytes.** `trim` and `\s` use the
-//!   ECMAScript whitespace set (U+FEFF is whitespace, U+0085 is not). Character limits that
+//!   ECMAScript whitespace set (U+FEFF is whitespace, U+0085 is not), through `memory-js`. Character limits that
 //!   the original counts with JS `length` (description 200, manifest budget, query 4000) count
 //!   UTF-16 code units so cuts land where pi-memory's do, but a character is never split: an
 //!   astral character straddling the cut is dropped (VECTORS §Z8). Byte limits count UTF-8 and
@@ -86,7 +84,6 @@ mod capacity;
 mod entry;
 mod filename;
 mod index;
-pub mod lexical;
 mod sanitize;
 mod status;
 mod surfacing;
@@ -109,7 +106,6 @@ pub use index::{
     compare_modified_then_file, format_index_line, parse_index, parse_index_line, rebuild_index,
     remove_index_line, replace_index_line, split_lines, upsert_index_line,
 };
-pub use lexical::{Cutoff, LexicalDoc, LexicalHit, LexicalIndex};
 pub use sanitize::sanitize_for_injection;
 pub use status::{index_status_line, inject_status_line};
 pub use surfacing::{

@@ -4,8 +4,8 @@ use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 
 use crate::env::GitEnv;
-use crate::lexical;
 use crate::native::{self, Repo};
+use crate::nodepath;
 use crate::{Platform, ProjectKind, gitcmd, normalize_remote_url};
 use memory_js::utf16_cmp;
 
@@ -60,7 +60,7 @@ pub fn identify_with(cwd: &Path, env: &GitEnv) -> Identification {
         Repo::Outside | Repo::NoWorkTree => Ok(local(&cwd)),
         Repo::WorkTree(tree) => {
             let urls = native::remote_urls(&tree, env)?;
-            let top = lexical::path_bytes(&tree.toplevel);
+            let top = nodepath::path_bytes(&tree.toplevel);
             // Exactly what the original does with git's output: decode, trim, use as-is.
             let top = String::from_utf8_lossy(&top);
             let top = memory_js::js_trim(&top);
@@ -136,20 +136,20 @@ fn from_remotes(
 fn local(cwd: &Path) -> ProjectIdentity {
     ProjectIdentity {
         kind: ProjectKind::Local,
-        key: String::from_utf8_lossy(&lexical::path_bytes(cwd)).into_owned(),
+        key: String::from_utf8_lossy(&nodepath::path_bytes(cwd)).into_owned(),
     }
 }
 
 /// Node's `path.resolve(cwd)`: absolute against the process cwd, lexically normalised.
 pub(crate) fn absolute(cwd: &Path) -> PathBuf {
     let platform = Platform::current();
-    let bytes = lexical::path_bytes(cwd);
-    let base = if lexical::is_absolute(&bytes, platform) {
+    let bytes = nodepath::path_bytes(cwd);
+    let base = if nodepath::is_absolute(&bytes, platform) {
         Vec::new()
     } else {
         std::env::current_dir()
-            .map(|d| lexical::path_bytes(&d).into_owned())
+            .map(|d| nodepath::path_bytes(&d).into_owned())
             .unwrap_or_default()
     };
-    lexical::path_from(lexical::resolve(&base, &bytes, platform))
+    nodepath::path_from(nodepath::resolve(&base, &bytes, platform))
 }

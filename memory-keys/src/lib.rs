@@ -69,9 +69,9 @@ mod gitcmd;
 mod gitconfig;
 mod identity;
 pub mod layout;
-mod lexical;
 mod name;
 mod native;
+mod nodepath;
 mod project;
 mod remote;
 
@@ -82,8 +82,8 @@ pub use identity::{
     Identification, ProjectIdentity, Source, identify, identify_via_git, identify_with,
     select_remote,
 };
-pub use lexical::expand_memory_dir;
 pub use name::{KEPT_BYTES, MAX_NAME_BYTES, dir_name, is_reserved_windows_name, windows_safe_name};
+pub use nodepath::expand_memory_dir;
 pub use project::{ProjectDir, is_strictly_inside, project_dir, resolve};
 pub use remote::normalize_remote_url;
 

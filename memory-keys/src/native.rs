@@ -244,7 +244,7 @@ fn read_gitfile(path: &Path) -> Result<PathBuf, Defer> {
     let Some(target) = text.strip_prefix(b"gitdir: ") else {
         return defer(format!("invalid gitfile format: {}", path.display()));
     };
-    let target = crate::lexical::path_from(target.to_vec());
+    let target = crate::nodepath::path_from(target.to_vec());
     let base = path.parent().unwrap_or(Path::new("/"));
     let gitdir = base.join(target);
     if !is_git_directory(&gitdir)? {
@@ -269,7 +269,7 @@ fn common_dir(gitdir: &Path) -> Result<PathBuf, Defer> {
             {
                 text = rest;
             }
-            let common = gitdir.join(crate::lexical::path_from(text.to_vec()));
+            let common = gitdir.join(crate::nodepath::path_from(text.to_vec()));
             match fs::canonicalize(&common) {
                 Ok(p) => Ok(p),
                 Err(e) => io_defer("cannot resolve commondir", &common, &e),

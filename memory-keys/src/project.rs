@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::identity::{ProjectIdentity, absolute, identify};
-use crate::{KeysError, Platform, ProjectKind, dir_name, lexical};
+use crate::{KeysError, Platform, ProjectKind, dir_name, nodepath};
 
 /// A project's memory directory: `<memory root>/<kind>/<name>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,22 +35,22 @@ pub fn project_dir(
     platform: Platform,
 ) -> Result<ProjectDir, KeysError> {
     let name = dir_name(&identity.key, platform);
-    let root_bytes = lexical::path_bytes(memory_root);
-    let cwd = if lexical::is_absolute(&root_bytes, platform) {
+    let root_bytes = nodepath::path_bytes(memory_root);
+    let cwd = if nodepath::is_absolute(&root_bytes, platform) {
         Vec::new()
     } else {
         let cwd = std::env::current_dir().map_err(|source| KeysError::CurrentDir {
             memory_dir: memory_root.to_path_buf(),
             source,
         })?;
-        lexical::path_bytes(&cwd).into_owned()
+        nodepath::path_bytes(&cwd).into_owned()
     };
-    let root = lexical::resolve(&cwd, &root_bytes, platform);
-    let joined = lexical::join(
+    let root = nodepath::resolve(&cwd, &root_bytes, platform);
+    let joined = nodepath::join(
         &[&root, identity.kind.as_str().as_bytes(), name.as_bytes()],
         platform,
     );
-    if !lexical::is_strictly_inside(&root, &joined, platform) {
+    if !nodepath::is_strictly_inside(&root, &joined, platform) {
         return Err(KeysError::Escapes {
             memory_dir: memory_root.to_path_buf(),
             kind: identity.kind,
@@ -61,7 +61,7 @@ pub fn project_dir(
         kind: identity.kind,
         key: identity.key.clone(),
         name,
-        path: lexical::path_from(joined),
+        path: nodepath::path_from(joined),
     })
 }
 
@@ -76,9 +76,9 @@ pub fn project_dir(
 /// assert!(is_strictly_inside(Path::new(r"C:\mem"), Path::new(r"C:\MEM\local\x"), Platform::Windows));
 /// ```
 pub fn is_strictly_inside(root: &Path, candidate: &Path, platform: Platform) -> bool {
-    lexical::is_strictly_inside(
-        &lexical::path_bytes(root),
-        &lexical::path_bytes(candidate),
+    nodepath::is_strictly_inside(
+        &nodepath::path_bytes(root),
+        &nodepath::path_bytes(candidate),
         platform,
     )
 }

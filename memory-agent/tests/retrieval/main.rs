@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use memory_agent::surfacing::{HYBRID_CANDIDATES, Surfacer, SurfacingRequest};
 use memory_core::clock::Clock;
 use memory_core::{AddRequest, Config, EntryType, Store, StoreOptions};
-use memory_index::lexical::{Cutoff, LexicalDoc, LexicalIndex};
+use memory_rank::{Cutoff, LexicalDoc, LexicalIndex};
 use serde::Deserialize;
 
 /// Floors a few points under the measured figures (see BENCHMARKS.md).

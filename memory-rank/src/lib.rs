@@ -1,0 +1,177 @@
+//! Lexical relevance, with no I/O and no model: a BM25F ranker over memory entries, for
+//! auto-surfacing, hybrid pre-ranking and benchmarks. Central type: [`LexicalIndex`].
+//!
+//! [`LexicalIndex`] holds one document per entry file with three fields — name, description,
+//! body — and ranks them against a user prompt with BM25F (Robertson & Zaragoza's
+//! per-field-normalised variant): for each query term the field term frequencies are
+//! length-normalised per field, weighted ([`NAME_WEIGHT`] > [`DESCRIPTION_WEIGHT`] >
+//! [`BODY_WEIGHT`]) and summed into one pseudo-frequency `tf`, which is then saturated once
+//! (`tf / (K1 + tf)`) and multiplied by the term's IDF. Weighting before saturation (rather
+//! than summing three BM25 scores) keeps a term repeated in every field from counting three
+//! times. Everything is deterministic: no randomness, no hash-order dependence, ties broken by
+//! `modified` descending then file name ascending.
+//!
+//! # Scores and the cutoff
+//!
+//! Scores are *normalised*: the raw BM25F score divided by the IDF a term would have if it
+//! occurred in exactly one document. A score of `1.0` therefore means "about one rare term,
+//! matched strongly" whatever the size of the store, which lets one [`Cutoff`] separate
+//! related from unrelated prompts both for a store of 3 entries and one of 10 000. IDF uses a
+//! document count of at least [`MIN_DOCS`]: with only a handful of entries every shared term
+//! would otherwise look equally uninformative (`ln(1 + 0.5/1.5)` for a one-entry store), and
+//! the first memories a user writes must surface too.
+//!
+//! [`Cutoff::SELECT`] (what [`LexicalIndex::rank`] uses) asks [`MIN_SCORE`] of a document
+//! that shares two or more distinct full-weight terms with the query, and the higher
+//! [`MIN_SCORE_SINGLE_TERM`] of one that shares a single term: one common word found in an
+//! entry's name ("suggest a *name* for my cat" → *Branch naming*) is the typical false
+//! positive. Everyday prompt words ("write", "explain", "time", …) and one- or two-digit
+//! numbers count [`GENERIC_WEIGHT`] and never as a full-weight term: a small store cannot
+//! learn from its own statistics that they say little. On the retrieval evaluation this keeps
+//! 94 % of unrelated prompts silent at a recall@3 of 0.75; [`Cutoff::ANY`] ranks the same
+//! documents without a cutoff (recall@3 0.89), for a model to choose from.
+//!
+//! # Tokens
+//!
+//! [`tokenize`] is built for the text of coding-agent memories and prompts:
+//! - Unicode lowercase; format characters (zero-width space, soft hyphen, bidi marks, …) are
+//!   ignored so `pass\u{200B}word` reads as `password`;
+//! - words are runs of letters and digits; a run joined by `_`, `-` or `.`
+//!   (`snake_case`, `kebab-case`, `Cargo.toml`) and camelCase / PascalCase / letter–digit
+//!   boundaries (`getUserById`, `HTTPServer`, `utf8`) are split into parts, and the whole
+//!   compound is kept as one more token, so both `user id` and `user_id` find `user_id`;
+//! - a light English stemmer on ASCII words (plural `-s`/`-es`/`-ies`, `-ing`, `-ed`, a final
+//!   `-e`, doubled final consonants), which on the retrieval evaluation in memory-agent lifts
+//!   recall@3 (see BENCHMARKS.md, "Retrieval quality");
+//! - Han and kana runs (Chinese and Japanese write no spaces) become character bigrams plus
+//!   unigrams; unigrams count [`CJK_UNIGRAM_WEIGHT`] in a query, so bigrams (most Chinese
+//!   words are two characters) dominate;
+//! - small English and Chinese stopword lists, and single ASCII letters, are dropped. A query
+//!   with no token left selects nothing.
+//!
+//! Queries are used whole: a host that shows the same prompt to a model cuts it first (the
+//! pi binding cuts to pi-memory's 4000 UTF-16 units), so both see the same text.
+//!
+//! # Example
+//! ```
+//! use memory_rank::{LexicalDoc, LexicalIndex};
+//!
+//! let index = LexicalIndex::build([
+//!     LexicalDoc { file: "ssh.md", name: "SSH port on staging", description: "staging SSH listens on 2222",
+//!                  body: "Use port 2222.", modified: "2026-10-01T00:00:00.000Z" },
+//!     LexicalDoc { file: "db.md", name: "Database migrations", description: "sqlx migrate add",
+//!                  body: "Always write the down migration.", modified: "2026-10-02T00:00:00.000Z" },
+//! ]);
+//! let hits = index.rank("how do I ssh into staging?", 3, &|_| false);
+//! assert_eq!(hits[0].file, "ssh.md");
+//! assert!(index.rank("suggest a name for my cat", 3, &|_| false).is_empty());
+//! ```
+//!
+//! # Limitations
+//! * The stemmer is English-only and deliberately light (ASCII words, one suffix); other
+//!   languages are matched on their surface forms (and CJK by bigrams).
+//! * Scores are comparable within one index only; the cutoff constants were tuned on the
+//!   retrieval set in `memory-agent/tests/retrieval` and may need re-tuning if weights change.
+
+#![forbid(unsafe_code)]
+
+mod index;
+mod stem;
+mod tokenize;
+mod words;
+
+pub use index::LexicalIndex;
+pub use tokenize::tokenize;
+
+/// BM25 term-frequency saturation.
+pub const K1: f64 = 1.2;
+/// BM25 length normalisation (the same for every field).
+pub const B: f64 = 0.75;
+/// Weight of a term occurrence in the entry name.
+pub const NAME_WEIGHT: f64 = 3.0;
+/// Weight of a term occurrence in the description.
+pub const DESCRIPTION_WEIGHT: f64 = 2.0;
+/// Weight of a term occurrence in the body.
+pub const BODY_WEIGHT: f64 = 1.0;
+/// Query weight of a single Han/kana character (bigrams weigh 1).
+pub const CJK_UNIGRAM_WEIGHT: f64 = 0.5;
+/// Query weight of an everyday word (see `GENERIC` in the source) and of a number of one or
+/// two digits.
+pub const GENERIC_WEIGHT: f64 = 0.35;
+/// The document count IDF assumes at least (see the module docs).
+pub const MIN_DOCS: usize = 20;
+/// The normalised score a document matching two or more query terms needs to be selected by
+/// [`LexicalIndex::rank`].
+pub const MIN_SCORE: f64 = 0.4;
+/// The normalised score a document matching one query term needs.
+pub const MIN_SCORE_SINGLE_TERM: f64 = 0.8;
+
+pub(crate) const FIELDS: usize = 3;
+pub(crate) const WEIGHTS: [f64; FIELDS] = [NAME_WEIGHT, DESCRIPTION_WEIGHT, BODY_WEIGHT];
+
+/// One entry to index. `modified` only breaks ties (ISO-8601 strings compare as text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LexicalDoc<'a> {
+    /// Entry file name: the document's identity.
+    pub file: &'a str,
+    /// Entry name.
+    pub name: &'a str,
+    /// Entry description.
+    pub description: &'a str,
+    /// Entry body.
+    pub body: &'a str,
+    /// `modified` timestamp.
+    pub modified: &'a str,
+}
+
+/// One ranked document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LexicalHit {
+    /// Entry file name.
+    pub file: String,
+    /// Normalised BM25F score (see the module docs).
+    pub score: f64,
+    /// Distinct full-weight query terms the document contains (everyday words, short numbers
+    /// and single CJK characters not counted).
+    pub terms: u32,
+}
+
+/// Which documents [`LexicalIndex::rank_with`] may return.
+///
+/// One query word found in an entry's name is the commonest false positive ("suggest a name
+/// for my cat" → *Branch naming*), while two distinct query words are good evidence, so a
+/// document matching a single full-weight term needs a higher score.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cutoff {
+    /// Minimum score of a document matching at least two distinct full-weight query terms.
+    pub min_score: f64,
+    /// Minimum score of a document matching fewer.
+    pub min_score_single_term: f64,
+}
+
+impl Cutoff {
+    /// The selection rule of the lexical selector (tuned on the retrieval evaluation in
+    /// memory-agent; see BENCHMARKS.md, "Retrieval quality").
+    pub const SELECT: Cutoff = Cutoff {
+        min_score: MIN_SCORE,
+        min_score_single_term: MIN_SCORE_SINGLE_TERM,
+    };
+    /// Every document sharing at least one token with the query.
+    pub const ANY: Cutoff = Cutoff {
+        min_score: 0.0,
+        min_score_single_term: 0.0,
+    };
+
+    /// Whether a document with this score and this many matched full-weight terms passes.
+    pub fn passes(self, score: f64, terms: u32) -> bool {
+        score
+            >= if terms >= 2 {
+                self.min_score
+            } else {
+                self.min_score_single_term
+            }
+    }
+}
+
+#[cfg(test)]
+mod tests;
