@@ -1,9 +1,10 @@
 //! The headless agent loop: a [`Model`] that may only call the `memory` tool.
 //!
-//! One run is a system prompt plus one user prompt; every tool call runs natively through
-//! [`memory_core::tool::execute`] on a [`Target`] (the store, or a held [`memory_core::Round`])
-//! with one shared [`VersionBook`], its text goes back to the model as the tool result, and
-//! the run ends when the model answers without calling a tool.
+//! One run is a system prompt plus one user prompt; every tool call runs natively through a
+//! [`MemoryTool`] (over the store, or a held [`memory_core::Round`], with its
+//! compare-and-swap versions), its text goes back to the model as the tool result, and the
+//! run ends when the model answers without calling a tool. Observers see every turn and
+//! tool call, and the whole transcript when the run ends, successful or not.
 //!
 //! Limits, as pi-memory's `runHeadlessAgent`:
 //! - **Turns.** A turn is one completion plus the tool calls it made. After turn `max_turns`
@@ -16,57 +17,32 @@
 //!   ends the run with [`AgentError::Timeout`] / [`AgentError::Cancelled`]; writes already
 //!   made stay (the errors carry how many).
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use memory_core::StoreError;
-use memory_core::tool::{
-    Action, SessionSearch, TOOL_DESCRIPTION, TOOL_NAME, Target, ToolOutput, VersionBook, execute,
-    parameters_schema,
-};
+use memory_core::tool::{TOOL_NAME, ToolOutput};
+use memory_core::{Notice, StoreError, Task};
 
-use crate::model::{
-    CancelToken, CompletionRequest, Message, Model, ModelError, StopReason, ToolCall, ToolDef,
-};
+use crate::model::{CancelToken, CompletionRequest, Message, Model, ModelError, StopReason, ToolCall};
+use crate::options::{FinishedRun, RunObserver, notify_finished};
+use crate::tool::MemoryTool;
 
 /// The steering message of the grace turn (pi-memory `agent-runner.ts`).
 pub const TURN_LIMIT_MESSAGE: &str = "You have reached your turn limit. Finish now.";
 
-/// The tool text of a compare-and-swap failure (`memory_core::StoreError::Conflict`).
-const CONFLICT_TEXT: &str = "Memory conflict: stale version";
-
 /// What one headless run is asked to do.
 #[derive(Debug, Clone)]
 pub struct AgentSpec {
-    /// `provider/model-id`, passed through to the [`Model`].
-    pub model: String,
-    /// Thinking level passed through to the [`Model`].
-    pub think_level: String,
+    /// The task running (tells the model implementation and the observers).
+    pub task: Task,
     /// System prompt.
     pub system: String,
     /// The initial user message (the task).
     pub prompt: String,
-    /// The memory actions the tool offers (`MAIN_ACTIONS` or `DREAM_ACTIONS`).
-    pub actions: &'static [Action],
     /// Turns before the grace turn; `None` = no turn limit (only the timeout).
     pub max_turns: Option<usize>,
     /// Wall-clock limit of the whole run.
     pub timeout: Duration,
-}
-
-impl AgentSpec {
-    /// The single tool definition offered to the model: `memory` with the spec's actions.
-    pub fn tool_def(&self) -> ToolDef {
-        memory_tool_def(self.actions)
-    }
-}
-
-/// The `memory` tool definition for an action set (name, description, JSON schema).
-pub fn memory_tool_def(actions: &[Action]) -> ToolDef {
-    ToolDef {
-        name: TOOL_NAME.to_owned(),
-        description: TOOL_DESCRIPTION.to_owned(),
-        parameters: parameters_schema(actions),
-    }
 }
 
 /// One tool call the model made and what it got back.
@@ -90,27 +66,24 @@ pub struct AgentRun {
     pub calls: Vec<ToolCallRecord>,
     /// Tool calls that changed the memory directory.
     pub writes: usize,
-    /// Notices for the user from the writes (reclaimed lock, repaired index).
-    pub notices: Vec<String>,
+    /// Notices from the writes (reclaimed lock, repaired index).
+    pub notices: Vec<Notice>,
+    /// Observers that could not record the run (e.g. the session file could not be saved).
+    pub warnings: Vec<String>,
     /// Tool calls refused with `Memory conflict: stale version`.
     pub conflicts: usize,
     /// The run was ended by the turn limit (after the grace turn).
     pub turn_limit_reached: bool,
     /// The whole conversation after the system prompt: the task prompt, every model turn and
-    /// tool result, in order (for `sessionPersistence`, PM-80).
+    /// tool result, in order.
     pub transcript: Vec<Message>,
 }
 
 /// Why a headless run failed. Writes made before the failure stay on disk; the variants
 /// that can happen mid-run say how many there were.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum AgentError {
-    /// The task has no model (`<task>.model` and `defaults.model` both unset).
-    #[error("no model configured for {task} (set {task}.model or defaults.model in memory.json)")]
-    NoModel {
-        /// The task key (`dream`, `extractMemories`).
-        task: &'static str,
-    },
     /// The wall-clock limit passed.
     #[error("headless agent timed out after {timeout_ms}ms")]
     Timeout {
@@ -145,29 +118,58 @@ impl AgentError {
             AgentError::Timeout { writes, .. }
             | AgentError::Cancelled { writes }
             | AgentError::Model { writes, .. } => *writes,
-            AgentError::NoModel { .. } | AgentError::Store(_) => 0,
+            AgentError::Store(_) => 0,
         }
     }
 }
 
-/// Runs one headless agent to completion.
+/// Runs one headless agent to completion with `tool` as its only tool.
 ///
-/// `versions` is shared with the caller: seed it with the entries a prompt showed so that
+/// Seed the tool's versions ([`MemoryTool::saw`]) with the entries the prompt shows, so that
 /// every `replace`/`remove`/`rename` is conditional on the version the model read.
-/// `sessions` backs `search` with `scope: "sessions"` (absent: the tool says it is not
-/// available).
+/// `observers` see each turn, each tool call and, at the end, the transcript with the
+/// outcome (a failed run too).
 ///
 /// # Errors
 /// [`AgentError::Timeout`], [`AgentError::Cancelled`] or [`AgentError::Model`]; tool failures
 /// are not errors (the model gets the error text and carries on).
 pub fn run_agent(
     model: &dyn Model,
-    target: Target<'_, '_>,
-    versions: &mut VersionBook,
-    sessions: Option<&dyn SessionSearch>,
+    tool: &mut MemoryTool<'_, '_>,
     spec: &AgentSpec,
+    observers: &[Arc<dyn RunObserver>],
     cancel: &CancelToken,
 ) -> Result<AgentRun, AgentError> {
+    let started = tool.target().options().clock.now();
+    let mut run = AgentRun::default();
+    let mut messages = vec![Message::User {
+        content: spec.prompt.clone(),
+    }];
+    let result = drive(model, tool, spec, observers, cancel, &mut run, &mut messages);
+    let error = result.as_ref().err().map(ToString::to_string);
+    let finished = FinishedRun {
+        task: spec.task,
+        memory_dir: tool.target().dir(),
+        system: &spec.system,
+        transcript: &messages,
+        started,
+        error: error.as_deref(),
+    };
+    run.warnings.extend(notify_finished(observers, &finished));
+    run.transcript = messages;
+    result.map(|()| run)
+}
+
+/// The loop itself; `run` and `messages` hold whatever happened when it returns.
+fn drive(
+    model: &dyn Model,
+    tool: &mut MemoryTool<'_, '_>,
+    spec: &AgentSpec,
+    observers: &[Arc<dyn RunObserver>],
+    cancel: &CancelToken,
+    run: &mut AgentRun,
+    messages: &mut Vec<Message>,
+) -> Result<(), AgentError> {
     let start = Instant::now();
     // A limit too large for `Instant` means "no limit" in practice: a century.
     let deadline = start
@@ -175,11 +177,7 @@ pub fn run_agent(
         .or_else(|| start.checked_add(Duration::from_secs(100 * 365 * 24 * 3600)))
         .unwrap_or(start);
     let timeout_ms = u64::try_from(spec.timeout.as_millis()).unwrap_or(u64::MAX);
-    let tools = vec![spec.tool_def()];
-    let mut messages = vec![Message::User {
-        content: spec.prompt.clone(),
-    }];
-    let mut run = AgentRun::default();
+    let tools = vec![tool.def()];
     let mut grace = false;
 
     let check = |run: &AgentRun| -> Result<(), AgentError> {
@@ -196,10 +194,12 @@ pub fn run_agent(
     };
 
     loop {
-        check(&run)?;
+        check(run)?;
+        for o in observers {
+            o.turn_started(spec.task, run.turns + 1);
+        }
         let request = CompletionRequest {
-            model: spec.model.clone(),
-            think_level: spec.think_level.clone(),
+            task: spec.task,
             system: spec.system.clone(),
             messages: messages.clone(),
             tools: tools.clone(),
@@ -223,7 +223,7 @@ pub fn run_agent(
             }
         };
         // An answer that arrives after the deadline or the cancellation is not acted on.
-        check(&run)?;
+        check(run)?;
         match completion.stop_reason {
             StopReason::Aborted => return Err(AgentError::Cancelled { writes: run.writes }),
             StopReason::Error => {
@@ -248,13 +248,12 @@ pub fn run_agent(
             tool_calls: completion.tool_calls.clone(),
         });
         if completion.tool_calls.is_empty() {
-            run.transcript = messages;
-            return Ok(run);
+            return Ok(());
         }
         for call in completion.tool_calls {
-            check(&run)?;
+            check(run)?;
             let output = if call.name == TOOL_NAME {
-                execute(target, spec.actions, &call.arguments, sessions, versions)
+                tool.call(&call.arguments)
             } else {
                 ToolOutput {
                     text: format!("Tool {} not found", call.name),
@@ -265,7 +264,7 @@ pub fn run_agent(
             if output.wrote {
                 run.writes += 1;
             }
-            if output.is_error && output.text.starts_with(CONFLICT_TEXT) {
+            if output.is_error && output.text.starts_with(memory_index::STALE_VERSION) {
                 run.conflicts += 1;
             }
             run.notices.extend(output.notices.iter().cloned());
@@ -275,12 +274,15 @@ pub fn run_agent(
                 content: output.text.clone(),
                 is_error: output.is_error,
             });
-            run.calls.push(ToolCallRecord { call, output });
+            let record = ToolCallRecord { call, output };
+            for o in observers {
+                o.tool_called(spec.task, &record);
+            }
+            run.calls.push(record);
         }
         if grace {
             run.turn_limit_reached = true;
-            run.transcript = messages;
-            return Ok(run);
+            return Ok(());
         }
         if spec.max_turns.is_some_and(|max| run.turns >= max) {
             grace = true;
@@ -291,54 +293,3 @@ pub fn run_agent(
     }
 }
 
-/// Saves a finished headless run as a pi session file when the task's `sessionPersistence`
-/// is enabled (PM-80): into `sessionPersistence.sessionDir` (`~` expands to `home`) or
-/// `<project memory dir>/sessions/`. A failure to save becomes one of the run's notices (the
-/// run itself stands).
-pub fn persist_run(
-    store: &memory_core::Store,
-    cfg: &memory_core::Config,
-    task: memory_core::Task,
-    spec: &AgentSpec,
-    run: &mut AgentRun,
-    started: jiff::Timestamp,
-) {
-    if let Some(notice) = save_run(store, cfg, task, spec, run, started) {
-        run.notices.push(notice);
-    }
-}
-
-fn save_run(
-    store: &memory_core::Store,
-    cfg: &memory_core::Config,
-    task: memory_core::Task,
-    spec: &AgentSpec,
-    run: &AgentRun,
-    started: jiff::Timestamp,
-) -> Option<String> {
-    let persistence = cfg.task_session_persistence(task);
-    if !persistence.enabled {
-        return None;
-    }
-    let dir = match persistence.session_dir.as_deref() {
-        Some(d) if d == "~" || d.starts_with("~/") => match memory_core::home_dir() {
-            Some(home) => home.join(d.trim_start_matches('~').trim_start_matches('/')),
-            None => return Some("Cannot save the headless session: HOME is not set".to_owned()),
-        },
-        Some(d) if std::path::Path::new(d).is_absolute() => std::path::PathBuf::from(d),
-        Some(d) => store.dir().join(d),
-        None => store.dir().join("sessions"),
-    };
-    let cwd = store.dir().to_string_lossy();
-    let meta = crate::sessions::HeadlessSession {
-        task: task.key(),
-        model: &spec.model,
-        cwd: &cwd,
-        system: &spec.system,
-        started,
-    };
-    let (file, text) = crate::sessions::render_headless_session(&meta, &run.transcript);
-    memory_core::write_private_file(&dir.join(file), text.as_bytes())
-        .err()
-        .map(|e| format!("Cannot save the headless session: {e}"))
-}

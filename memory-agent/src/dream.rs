@@ -1,7 +1,7 @@
 //! `/dream`: whole-directory memory consolidation (PM-69).
 //!
 //! [`run_dream`] holds the logical lock for the whole round (`Store::begin_round`, waiting up
-//! to `lock.timeoutMs`), snapshots the entire directory once (`.backups/<ts>-dream/`; the
+//! to the store's lock timeout), snapshots the entire directory once (`.backups/<ts>-dream/`; the
 //! round's writes then skip their per-write snapshots: one round, one rollback point), and
 //! runs a headless agent with all seven memory actions (`DREAM_ACTIONS`: `rename` and
 //! `rebuild_index` exist only here) through four phases — Orient, Gather Signal,
@@ -11,7 +11,7 @@
 //! # Concurrent writers
 //! The logical lock only excludes this process. Another pi process (another session on the
 //! same project) can still write between two tool calls of the dream. The prompt lists every
-//! current entry, and those versions seed the run's [`VersionBook`]: every `replace`,
+//! current entry, and those versions seed the run's [`MemoryTool`]: every `replace`,
 //! `remove` and `rename` the dream makes is conditional on the version it last read, so an
 //! entry changed meanwhile yields `Memory conflict: stale version` to the model (which is
 //! told to re-read it and move on) and the concurrent write is never overwritten. `search`
@@ -22,22 +22,18 @@
 //! four-phase task are written from the README's description of the phases and the 1.x
 //! prompt's rules (deduplicate, merge contradictions, keep knowledge, summary line), adapted
 //! to the memory tool. The original runs without a turn limit (the timeout bounds it); so does
-//! this one ([`DREAM_MAX_TURNS`]).
+//! this one ([`DreamOptions::max_turns`] is `None` by default).
 
-use std::path::PathBuf;
-use std::time::Duration;
-
+use camino::Utf8PathBuf;
 use memory_core::clock::iso_millis;
-use memory_core::tool::{DREAM_ACTIONS, SessionSearch, Target, VersionBook, list_text};
-use memory_core::{Config, DreamMeta, Store, Task};
+use memory_core::tool::list_text;
+use memory_core::{DreamMeta, Store, Task};
 
 use crate::agent::{AgentError, AgentRun, AgentSpec, run_agent};
 use crate::model::{CancelToken, Model};
+use crate::options::DreamOptions;
+use crate::tool::MemoryTool;
 
-/// Wall-clock limit of a dream (PM-69).
-pub const DREAM_TIMEOUT: Duration = Duration::from_secs(600);
-/// Turn limit of a dream: none, as in pi-memory (the timeout bounds the run).
-pub const DREAM_MAX_TURNS: Option<usize> = None;
 /// Label of the round's whole-directory snapshot (`.backups/<ts>-dream/`).
 pub const DREAM_SNAPSHOT_LABEL: &str = "dream";
 /// The `/dream` confirmation title (PM-69).
@@ -61,8 +57,13 @@ Rules:
 /// The four-phase task, listing the current entries (`list` lines, PM-39).
 ///
 /// `entries` is the `list` text of the store at the start of the round ("No memories yet."
-/// when empty); the limits come from the configuration.
-pub fn build_dream_task(entries: &str, entry_count: usize, cfg: &Config) -> String {
+/// when empty); `limits` are the index capacity (lines, bytes) and how many lines are
+/// injected.
+pub(crate) fn build_dream_task(
+    entries: &str,
+    entry_count: usize,
+    (max_lines, max_bytes, inject_lines): (usize, usize, usize),
+) -> String {
     format!(
         "Consolidate this project's memory in four phases.
 
@@ -96,9 +97,6 @@ If nothing needs consolidating, change nothing and say so. When finished, reply 
 
 ## Current memories ({entry_count})
 {entries}",
-        max_lines = cfg.mem_index_max_lines,
-        max_bytes = cfg.mem_index_max_bytes,
-        inject_lines = cfg.mem_index_inject_max_lines,
     )
 }
 
@@ -113,7 +111,7 @@ pub struct DreamOutcome {
     /// Writes refused because the entry changed during the dream.
     pub conflicts: usize,
     /// The round's snapshot directory (the rollback point).
-    pub snapshot: PathBuf,
+    pub snapshot: Utf8PathBuf,
     /// What was written to `.dream-meta.json`.
     pub meta: DreamMeta,
     /// The whole run (tool calls, notices, turns).
@@ -125,56 +123,45 @@ pub fn dream_failed_text(error: &AgentError) -> String {
     format!("Dream failed: {error}")
 }
 
-/// Runs one dream round over `store`.
-///
-/// `session_count` is the project's session count now (recorded in `.dream-meta.json` for
-/// the nudge); `sessions` backs the tool's `scope: "sessions"` search.
+/// Runs one dream round over `store` with `model`.
 ///
 /// # Errors
-/// [`AgentError::NoModel`]; [`AgentError::Store`] when the round cannot start (lock busy
-/// past `lock.timeoutMs`, snapshot failure: nothing was written then) or the meta file cannot
-/// be written; the agent loop's errors (timeout, cancellation, model failure), after which
-/// the writes made stay and `.dream-meta.json` is left as it was.
+/// [`AgentError::Store`] when the round cannot start (lock busy past the store's lock
+/// timeout, snapshot failure: nothing was written then) or the meta file cannot be written;
+/// the agent loop's errors (timeout, cancellation, model failure), after which the writes
+/// made stay and `.dream-meta.json` is left as it was.
 pub fn run_dream(
     store: &Store,
     model: &dyn Model,
-    cfg: &Config,
-    session_count: u64,
-    sessions: Option<&dyn SessionSearch>,
+    opts: &DreamOptions,
     cancel: &CancelToken,
 ) -> Result<DreamOutcome, AgentError> {
-    let model_id = cfg.task_model(Task::Dream).ok_or(AgentError::NoModel {
-        task: Task::Dream.key(),
-    })?;
     let mut round = store.begin_round(store.options().lock_timeout)?;
     let snapshot = round.snapshot_all(DREAM_SNAPSHOT_LABEL)?;
     let entries = store.list()?;
-    let mut versions = VersionBook::default();
-    let listing = list_text(&entries, &mut versions);
+    let sessions = opts.sessions.as_deref().map(|s| s as _);
+    let mut tool = MemoryTool::dream(&round).with_sessions(sessions);
+    // The entries listed in the prompt seed the compare-and-swap versions.
+    let listing = list_text(&entries, tool.versions());
+    let limits = (
+        store.options().index_max_lines,
+        store.options().index_max_bytes,
+        opts.inject_max_lines,
+    );
     let spec = AgentSpec {
-        model: model_id.to_owned(),
-        think_level: cfg.dream.think_level.clone(),
+        task: Task::Dream,
         system: DREAM_SYSTEM_PROMPT.to_owned(),
-        prompt: build_dream_task(&listing, entries.len(), cfg),
-        actions: DREAM_ACTIONS,
-        max_turns: DREAM_MAX_TURNS,
-        timeout: DREAM_TIMEOUT,
+        prompt: build_dream_task(&listing, entries.len(), limits),
+        max_turns: opts.max_turns,
+        timeout: opts.timeout,
     };
-    let started = store.options().clock.now();
-    let mut run = run_agent(
-        model,
-        Target::Round(&round),
-        &mut versions,
-        sessions,
-        &spec,
-        cancel,
-    )?;
-    crate::agent::persist_run(store, cfg, Task::Dream, &spec, &mut run, started);
+    let run = run_agent(model, &mut tool, &spec, &opts.observers, cancel)?;
     let meta = DreamMeta {
         last_dream_at: iso_millis(store.options().clock.now()),
-        session_count_at_dream: session_count,
+        session_count_at_dream: opts.session_count,
     };
     store.write_dream_meta(&meta)?;
+    drop(tool);
     drop(round);
     let summary = if run.text.trim().is_empty() {
         DREAM_DEFAULT_SUMMARY.to_owned()

@@ -4,40 +4,41 @@
 //! message in full, assistant text and tool calls, tool results with error flags — and may
 //! persist what is worth remembering through the five main memory actions.
 //!
-//! Pipeline: pi `AgentMessage` JSON → [`TranscriptMessage`] ([`transcript_from_agent_messages`])
-//! → the rendering of PM-66 / VECTORS R ([`render_conversation`]) → the task prompt
-//! ([`build_extract_task`]) → [`run_extract`]: `Store::try_begin_round` (never waits: while a
-//! dream holds the round the turn is [`ExtractOutcome::Skipped`], not queued), the agent loop
-//! with `MAIN_ACTIONS`, 5 turns + the grace turn, 120 s. Writes keep their per-write
-//! snapshots (no whole-directory snapshot for an extraction round).
+//! Pipeline: a typed [`Turn`] (its [`TranscriptMessage`]s — a pi host converts pi's
+//! `AgentMessage` JSON with [`crate::pi::transcript`] — and the `AGENTS.md` blocks of its
+//! system prompt) → the rendering of PM-66 / VECTORS R ([`render_conversation`]) → the task
+//! prompt ([`build_extract_task`]) → [`run_extract`]: `Store::try_begin_round` (never waits:
+//! while a dream holds the round the turn is [`ExtractOutcome::Skipped`], not queued), the
+//! agent loop with the five main actions, 5 turns + the grace turn, 120 s. Writes keep their
+//! per-write snapshots (no whole-directory snapshot for an extraction round).
 //!
 //! ```
-//! use memory_agent::testing::{ScriptedModel, memory_call, text};
-//! use memory_agent::{CancelToken, Message, run_extract};
-//! use memory_core::{Config, Store, StoreOptions};
+//! use memory_agent::extract::{TranscriptMessage, Turn};
+//! use memory_agent::{CancelToken, ExtractOptions, Message, run_extract};
+//! use memory_core::{Store, StoreOptions};
 //! use serde_json::json;
+//! use testkit::{ScriptedModel, memory_call, text};
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let dir = tempfile::tempdir()?;
-//! let store = Store::new(dir.path().join("proj"), StoreOptions::default());
-//! let mut cfg = Config::default();
-//! cfg.defaults.model = Some("provider/model".into());
+//! let sandbox = testkit::Sandbox::new();
+//! let store = Store::new(sandbox.path("proj"), StoreOptions::default());
 //! let model = ScriptedModel::new([
 //!     memory_call(json!({"action": "add", "name": "Staging SSH port",
 //!         "description": "staging SSH listens on 2222, not 22",
 //!         "content": "staging SSH listens on 2222, not 22."})),
 //!     text("Added 1 memory."),
 //! ]);
-//! let turn = [
-//!     json!({"role": "user", "content": "Staging SSH is on 2222, not 22."}),
-//!     json!({"role": "assistant", "content": [{"type": "text", "text": "Noted."}]}),
+//! let messages = [
+//!     TranscriptMessage::User { text: "Staging SSH is on 2222, not 22.".into() },
+//!     TranscriptMessage::Assistant { text: "Noted.".into(), tool_calls: vec![] },
 //! ];
-//! let out = run_extract(&store, &model, &cfg, &turn, &[], None, &CancelToken::new())?;
+//! let turn = Turn { messages: &messages, instructions: &[] };
+//! let out = run_extract(&store, &model, &turn, &ExtractOptions::default(), &CancelToken::new())?;
 //! assert_eq!(out.notification().as_deref(), Some("Extracted 1 memory."));
 //! let Message::User { content: task } = &model.requests()[0].messages[0] else { panic!() };
 //! assert!(task.ends_with(
 //!     "=== Conversation ===\n[1] user: Staging SSH is on 2222, not 22.\n[2] assistant: Noted."
 //! ));
-//! assert!(dir.path().join("proj/Staging-SSH-port.md").exists());
+//! assert!(store.dir().join("Staging-SSH-port.md").exists());
 //! # Ok(()) }
 //! ```
 //!
@@ -54,21 +55,15 @@
 //! last"), the whole rendering is middle-cut to `maxContextTokens×4` units; user lines are
 //! only protected from the per-message cuts.
 
-use std::time::Duration;
-
-use memory_core::config::ExtractConfig;
-use memory_core::tool::{MAIN_ACTIONS, SessionSearch, Target, VersionBook};
-use memory_core::{Config, Store, Task};
-use memory_js::{js_stringify, utf16_len, utf16_prefix, utf16_suffix};
-use serde_json::Value;
+use memory_core::tool::MAIN_ACTIONS;
+use memory_core::{Store, Task};
+use memory_js::{utf16_len, utf16_prefix, utf16_suffix};
 
 use crate::agent::{AgentError, AgentRun, AgentSpec, run_agent};
 use crate::model::{CancelToken, Model};
+use crate::options::{ConversationLimits, ExtractOptions};
+use crate::tool::MemoryTool;
 
-/// Turns before the grace turn (PM-65).
-pub const EXTRACT_MAX_TURNS: usize = 5;
-/// Wall-clock limit of one extraction (PM-65).
-pub const EXTRACT_TIMEOUT: Duration = Duration::from_secs(120);
 /// The cut applied to a tool call's JSON arguments (units).
 pub const TOOL_ARGS_MAX_CHARS: usize = 120;
 
@@ -114,34 +109,6 @@ pub struct TranscriptToolCall {
     pub args: String,
 }
 
-/// Rendering limits (`extractMemories.*`), in UTF-16 units.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ConversationLimits {
-    /// Per tool-result cut (0 = none).
-    pub max_tool_result_chars: usize,
-    /// Per assistant-text cut (0 = none).
-    pub max_assistant_chars: usize,
-    /// Whole-rendering budget in tokens (×4 units; 0 = none).
-    pub max_context_tokens: usize,
-}
-
-impl ConversationLimits {
-    /// The limits of an `extractMemories` configuration.
-    pub fn from_config(cfg: &ExtractConfig) -> Self {
-        ConversationLimits {
-            max_tool_result_chars: cfg.max_tool_result_chars,
-            max_assistant_chars: cfg.max_assistant_chars,
-            max_context_tokens: cfg.max_context_tokens,
-        }
-    }
-}
-
-impl Default for ConversationLimits {
-    fn default() -> Self {
-        ConversationLimits::from_config(&Config::default().extract_memories)
-    }
-}
-
 // ------------------------------------------------------------------ UTF-16 units
 
 // Decision (VECTORS §Z 8): limits count UTF-16 code units like JavaScript; a cut never
@@ -179,99 +146,6 @@ fn clip_middle(text: &str, max: usize) -> String {
     let tail = utf16_suffix(text, tail_max);
     let omitted = total - utf16_len(head) - utf16_len(tail);
     format!("{head}{}{tail}", middle_marker(omitted))
-}
-
-// ------------------------------------------------------------------ pi messages
-
-/// Text of a `content` field: a string as is; from an array, text blocks and `[image]` for
-/// image blocks, joined by `\n`; anything else empty.
-fn text_of(content: Option<&Value>) -> String {
-    match content {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(blocks)) => {
-            let parts: Vec<&str> = blocks
-                .iter()
-                .filter_map(|b| match b.get("type").and_then(Value::as_str) {
-                    Some("text") => b.get("text").and_then(Value::as_str),
-                    Some("image") => Some("[image]"),
-                    _ => None,
-                })
-                .collect();
-            parts.join("\n")
-        }
-        _ => String::new(),
-    }
-}
-
-fn tool_calls_of(content: Option<&Value>) -> Vec<TranscriptToolCall> {
-    let Some(Value::Array(blocks)) = content else {
-        return Vec::new();
-    };
-    blocks
-        .iter()
-        .filter(|b| b.get("type").and_then(Value::as_str) == Some("toolCall"))
-        .filter_map(|b| {
-            let name = b.get("name")?.as_str()?.to_owned();
-            let args = match b.get("arguments") {
-                None | Some(Value::Null) => "{}".to_owned(),
-                Some(v) => js_stringify(v),
-            };
-            Some(TranscriptToolCall { name, args })
-        })
-        .collect()
-}
-
-/// Converts pi `AgentMessage` JSON (pi-host.md §e) into transcript messages, in order.
-///
-/// - `user`: its text (images `[image]`); dropped when empty.
-/// - `assistant`: text blocks and `toolCall` blocks (thinking ignored); dropped when it has
-///   neither (VECTORS R8).
-/// - `toolResult`: always kept, `isError === true` marks an error.
-/// - any other role (`custom`, `bashExecution`, unknown ones; VECTORS R9): kept as a user
-///   message when its `content` has text, else when it has a string `output`; otherwise
-///   dropped (so `system` prompt patches with empty content, `branchSummary` and
-///   `compactionSummary` vanish, as in pi-memory). Non-objects are skipped.
-pub fn transcript_from_agent_messages(messages: &[Value]) -> Vec<TranscriptMessage> {
-    let mut out = Vec::new();
-    for m in messages {
-        if !m.is_object() {
-            continue;
-        }
-        let role = m.get("role").and_then(Value::as_str).unwrap_or("");
-        let content = m.get("content");
-        match role {
-            "user" => {
-                let text = text_of(content);
-                if !text.is_empty() {
-                    out.push(TranscriptMessage::User { text });
-                }
-            }
-            "assistant" => {
-                let text = text_of(content);
-                let tool_calls = tool_calls_of(content);
-                if !text.is_empty() || !tool_calls.is_empty() {
-                    out.push(TranscriptMessage::Assistant { text, tool_calls });
-                }
-            }
-            "toolResult" => out.push(TranscriptMessage::ToolResult {
-                text: text_of(content),
-                tool_name: m.get("toolName").and_then(Value::as_str).map(str::to_owned),
-                is_error: m.get("isError") == Some(&Value::Bool(true)),
-            }),
-            _ => {
-                let mut text = text_of(content);
-                if text.is_empty()
-                    && let Some(output) = m.get("output").and_then(Value::as_str)
-                {
-                    text = output.to_owned();
-                }
-                if !text.is_empty() {
-                    out.push(TranscriptMessage::User { text });
-                }
-            }
-        }
-    }
-    out
 }
 
 /// The structured rendering of PM-66, one line per message, numbered from 1:
@@ -325,29 +199,12 @@ pub fn render_conversation(messages: &[TranscriptMessage], limits: &Conversation
     )
 }
 
-/// The `<project_instructions path="…">…</project_instructions>` blocks (AGENTS.md and
-/// friends) of a system prompt, in order, each verbatim (PM-67). An unterminated block is
-/// ignored.
-pub fn agents_md_blocks(system_prompt: &str) -> Vec<String> {
-    const OPEN: &str = "<project_instructions path=\"";
-    const CLOSE: &str = "</project_instructions>";
-    let mut blocks = Vec::new();
-    let mut rest = system_prompt;
-    while let Some(start) = rest.find(OPEN) {
-        let from = &rest[start..];
-        let Some(end) = from.find(CLOSE) else { break };
-        blocks.push(from[..end + CLOSE.len()].to_owned());
-        rest = &from[end + CLOSE.len()..];
-    }
-    blocks
-}
-
 /// The extraction task (pi-memory 2.x `buildExtractTask`): instructions, then the
 /// `## AGENTS.md Rules` section only when there are blocks, then `=== Conversation ===` and
 /// the rendering.
 pub fn build_extract_task(
     messages: &[TranscriptMessage],
-    agents_md_blocks: &[String],
+    instructions: &[String],
     limits: &ConversationLimits,
 ) -> String {
     let conversation = render_conversation(messages, limits);
@@ -393,9 +250,9 @@ pub fn build_extract_task(
         "Persist the memories with the `memory` tool, then reply with one short line saying how many you added or replaced (or \"nothing worth saving\").",
         "",
     ];
-    if !agents_md_blocks.is_empty() {
+    if !instructions.is_empty() {
         lines.push("## AGENTS.md Rules");
-        lines.extend(agents_md_blocks.iter().map(String::as_str));
+        lines.extend(instructions.iter().map(String::as_str));
         lines.push("");
     }
     lines.push("=== Conversation ===");
@@ -457,61 +314,44 @@ pub fn extract_failed_text(error: &AgentError) -> String {
     format!("Extract failed: {error}")
 }
 
-/// Runs one extraction over the messages of a turn (pi `AgentMessage` JSON).
-///
-/// `agents_md_blocks` are the `<project_instructions>` blocks of the turn's system prompt
-/// ([`agents_md_blocks`]); `sessions` backs the tool's `scope: "sessions"` search.
+/// One turn of a session, as extraction sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Turn<'a> {
+    /// Every message of the turn, in order.
+    pub messages: &'a [TranscriptMessage],
+    /// The `<project_instructions>` blocks (AGENTS.md) of the turn's system prompt, verbatim
+    /// (PM-67; [`crate::pi::project_instructions`] finds them in a pi system prompt).
+    pub instructions: &'a [String],
+}
+
+/// Runs one extraction over a turn with `model`.
 ///
 /// # Errors
-/// [`AgentError::NoModel`] when neither `extractMemories.model` nor `defaults.model` is set;
-/// the agent loop's errors (timeout, cancellation, model failure) otherwise. Writes made
-/// before a failure stay.
+/// The agent loop's errors (timeout, cancellation, model failure). Writes made before a
+/// failure stay.
 pub fn run_extract(
     store: &Store,
     model: &dyn Model,
-    cfg: &Config,
-    messages: &[Value],
-    agents_md_blocks: &[String],
-    sessions: Option<&dyn SessionSearch>,
+    turn: &Turn<'_>,
+    opts: &ExtractOptions,
     cancel: &CancelToken,
 ) -> Result<ExtractOutcome, AgentError> {
-    let transcript = transcript_from_agent_messages(messages);
-    if transcript.is_empty() {
+    if turn.messages.is_empty() {
         return Ok(ExtractOutcome::Skipped(SkipReason::NothingToExtract));
     }
-    let model_id = cfg
-        .task_model(Task::ExtractMemories)
-        .ok_or(AgentError::NoModel {
-            task: Task::ExtractMemories.key(),
-        })?;
-    let prompt = build_extract_task(
-        &transcript,
-        agents_md_blocks,
-        &ConversationLimits::from_config(&cfg.extract_memories),
-    );
+    let prompt = build_extract_task(turn.messages, turn.instructions, &opts.limits);
     let Some(round) = store.try_begin_round() else {
         return Ok(ExtractOutcome::Skipped(SkipReason::Busy));
     };
     let spec = AgentSpec {
-        model: model_id.to_owned(),
-        think_level: cfg.extract_memories.think_level.clone(),
+        task: Task::ExtractMemories,
         system: EXTRACT_SYSTEM_PROMPT.to_owned(),
         prompt,
-        actions: MAIN_ACTIONS,
-        max_turns: Some(EXTRACT_MAX_TURNS),
-        timeout: EXTRACT_TIMEOUT,
+        max_turns: Some(opts.max_turns),
+        timeout: opts.timeout,
     };
-    let mut versions = VersionBook::default();
-    let started = store.options().clock.now();
-    let mut run = run_agent(
-        model,
-        Target::Round(&round),
-        &mut versions,
-        sessions,
-        &spec,
-        cancel,
-    )?;
-    drop(round);
-    crate::agent::persist_run(store, cfg, Task::ExtractMemories, &spec, &mut run, started);
+    let sessions = opts.sessions.as_deref().map(|s| s as _);
+    let mut tool = MemoryTool::over(round.target(), MAIN_ACTIONS).with_sessions(sessions);
+    let run = run_agent(model, &mut tool, &spec, &opts.observers, cancel)?;
     Ok(ExtractOutcome::Done(run))
 }

@@ -7,10 +7,9 @@
 //! `http://` URLs work — enough for local servers; real providers need `http-tls`
 //! (rustls with the webpki root certificates).
 //!
-//! - Model ids: `provider/id` from `memory.json` → `id` (split at the first `/`, ids may
-//!   contain more); an id without `/` is sent as is.
-//! - Thinking: `reasoning_effort` is sent only when enabled with
-//!   [`HttpModel::with_reasoning_effort`] and the level is not `off` (`minimal`, `low`,
+//! - Model id: the provider's own id (`gpt-4o-mini`), given to [`HttpModel::new`].
+//! - Thinking: `reasoning_effort` is sent only when set with
+//!   [`HttpModel::with_reasoning_effort`] to a level other than `off` (`minimal`, `low`,
 //!   `medium`, `high`; `xhigh` and `max` become `high`): many servers reject the field.
 //! - Tool-call arguments come back as a JSON string: parsed into a value; an empty string is
 //!   `{}`; invalid JSON is kept as a string value (the memory tool then answers
@@ -40,8 +39,9 @@ const MAX_ERROR_BODY_CHARS: usize = 500;
 #[derive(Clone)]
 pub struct HttpModel {
     base_url: String,
+    model: String,
     api_key: Option<String>,
-    reasoning_effort: bool,
+    reasoning_effort: Option<&'static str>,
     max_tokens: Option<u32>,
     agent: ureq::Agent,
 }
@@ -50,6 +50,7 @@ impl std::fmt::Debug for HttpModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpModel")
             .field("base_url", &self.base_url)
+            .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
             .field("reasoning_effort", &self.reasoning_effort)
             .field("max_tokens", &self.max_tokens)
@@ -58,17 +59,19 @@ impl std::fmt::Debug for HttpModel {
 }
 
 impl HttpModel {
-    /// A backend at `base_url` (e.g. `https://api.openai.com/v1`, `http://127.0.0.1:8080/v1`;
-    /// `/chat/completions` is appended), without an API key.
-    pub fn new(base_url: impl Into<String>) -> Self {
+    /// The model `model` (the provider's id, e.g. `gpt-4o-mini`) at `base_url` (e.g.
+    /// `https://api.openai.com/v1`, `http://127.0.0.1:8080/v1`; `/chat/completions` is
+    /// appended), without an API key.
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
         let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .max_idle_connections(4)
             .build();
         HttpModel {
             base_url: base_url.into().trim_end_matches('/').to_owned(),
+            model: model.into(),
             api_key: None,
-            reasoning_effort: false,
+            reasoning_effort: None,
             max_tokens: None,
             agent: config.into(),
         }
@@ -96,9 +99,10 @@ impl HttpModel {
         }
     }
 
-    /// Sends `reasoning_effort` derived from the request's thinking level.
-    pub fn with_reasoning_effort(mut self, enabled: bool) -> Self {
-        self.reasoning_effort = enabled;
+    /// Sends `reasoning_effort` for this thinking level (`off`, or any level the API does not
+    /// know, sends nothing).
+    pub fn with_reasoning_effort(mut self, level: &str) -> Self {
+        self.reasoning_effort = reasoning_effort(level);
         self
     }
 
@@ -121,7 +125,7 @@ impl HttpModel {
         }
         messages.extend(req.messages.iter().map(wire_message));
         let mut body = Map::new();
-        body.insert("model".into(), json!(wire_model_id(&req.model)));
+        body.insert("model".into(), json!(self.model));
         body.insert("messages".into(), Value::Array(messages));
         body.insert("stream".into(), json!(false));
         if !req.tools.is_empty() {
@@ -141,9 +145,7 @@ impl HttpModel {
                 .collect();
             body.insert("tools".into(), Value::Array(tools));
         }
-        if self.reasoning_effort
-            && let Some(effort) = reasoning_effort(&req.think_level)
-        {
+        if let Some(effort) = self.reasoning_effort {
             body.insert("reasoning_effort".into(), json!(effort));
         }
         if let Some(max) = self.max_tokens {
@@ -158,11 +160,6 @@ impl HttpModel {
             _ => text.to_owned(),
         }
     }
-}
-
-/// `provider/id` → `id` (split at the first `/`).
-pub fn wire_model_id(model: &str) -> &str {
-    model.split_once('/').map_or(model, |(_, id)| id)
 }
 
 fn reasoning_effort(level: &str) -> Option<&'static str> {
@@ -304,13 +301,7 @@ fn provider_message(body: &str) -> String {
 
 impl Model for HttpModel {
     fn complete(&self, req: &CompletionRequest) -> Result<Completion, ModelError> {
-        if req.cancel.is_cancelled() {
-            return Err(ModelError::Cancelled);
-        }
-        let remaining = req.remaining();
-        if remaining.is_zero() {
-            return Err(ModelError::Timeout);
-        }
+        let remaining = req.check()?;
         let url = self.endpoint();
         let body = self.request_body(req).to_string();
         let mut request = self

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use memory_core::Task;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -107,13 +108,13 @@ impl CancelToken {
     }
 }
 
-/// Everything one completion needs.
+/// Everything one completion needs. Which model answers, and how hard it thinks, is the
+/// [`Model`] implementation's business (a host builds one per task if it wants different
+/// models); `task` says which task is asking.
 #[derive(Debug, Clone)]
 pub struct CompletionRequest {
-    /// `provider/model-id` from `memory.json`, passed through to the host.
-    pub model: String,
-    /// Thinking level (`off`, `low`, `high`, ...).
-    pub think_level: String,
+    /// The task asking (surfacing, extraction, dream).
+    pub task: Task,
     /// System prompt.
     pub system: String,
     /// Conversation so far.
@@ -130,6 +131,29 @@ impl CompletionRequest {
     /// Time left until the deadline (zero when past).
     pub fn remaining(&self) -> Duration {
         self.deadline.saturating_duration_since(Instant::now())
+    }
+
+    /// The contract every [`Model`] honours, in one line: `Err(Cancelled)` when the request
+    /// was cancelled, `Err(Timeout)` when its deadline has passed, else the time left.
+    ///
+    /// ```
+    /// # use memory_agent::{Completion, CompletionRequest, Model, ModelError, StopReason};
+    /// struct Echo;
+    /// impl Model for Echo {
+    ///     fn complete(&self, req: &CompletionRequest) -> Result<Completion, ModelError> {
+    ///         let _time_left = req.check()?;
+    ///         Ok(Completion { text: "ok".into(), tool_calls: vec![], stop_reason: StopReason::Stop })
+    ///     }
+    /// }
+    /// ```
+    pub fn check(&self) -> Result<Duration, ModelError> {
+        if self.cancel.is_cancelled() {
+            return Err(ModelError::Cancelled);
+        }
+        match self.remaining() {
+            left if left.is_zero() => Err(ModelError::Timeout),
+            left => Ok(left),
+        }
     }
 }
 
@@ -166,8 +190,15 @@ pub enum ModelError {
 
 /// A chat-completion backend.
 pub trait Model: Send + Sync {
-    /// Runs one completion. Implementations must honour `req.deadline` and `req.cancel`.
+    /// Runs one completion. Implementations must honour `req.deadline` and `req.cancel`:
+    /// start with [`CompletionRequest::check`].
     fn complete(&self, req: &CompletionRequest) -> Result<Completion, ModelError>;
+}
+
+impl<M: Model + ?Sized> Model for &M {
+    fn complete(&self, req: &CompletionRequest) -> Result<Completion, ModelError> {
+        (**self).complete(req)
+    }
 }
 
 impl<M: Model + ?Sized> Model for Arc<M> {

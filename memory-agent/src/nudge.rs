@@ -10,13 +10,10 @@
 //!
 //! "new entries" in the message is the number of new *sessions*, as in the original text.
 
-use std::path::Path;
-
 use jiff::Timestamp;
 use memory_core::DreamMeta;
-use memory_core::config::DreamConfig;
 
-use crate::sessions::{ProjectSessions, SessionError, list_sessions, session_dir_for_cwd};
+use crate::options::NudgeThresholds;
 
 /// The nudge confirmation title.
 pub const NUDGE_TITLE: &str = "Memory Consolidation";
@@ -50,12 +47,13 @@ pub fn nudge_message(sessions: u64, new_entries: u64) -> String {
 }
 
 /// Whether to nudge now (see the module docs for the rule). Pure: the caller reads the meta
-/// (`Store::dream_meta`) and counts sessions ([`count_sessions`]).
+/// (`Store::dream_meta`) and counts sessions (a pi host:
+/// [`ProjectSessions::count`](crate::pi::sessions::ProjectSessions::count)).
 pub fn should_nudge(
     meta: Option<&DreamMeta>,
     session_count: u64,
     now: Timestamp,
-    cfg: &DreamConfig,
+    cfg: &NudgeThresholds,
 ) -> Option<Nudge> {
     let new_entries = match meta {
         Some(m) => session_count.saturating_sub(m.session_count_at_dream),
@@ -68,32 +66,13 @@ pub fn should_nudge(
                 Ok(last) => (now.as_millisecond() - last.as_millisecond()) as f64 / 3_600_000.0,
                 Err(_) => f64::NAN,
             };
-            hours_since >= cfg.nudge_after_hours && new_entries >= cfg.nudge_after_sessions
+            hours_since >= cfg.after_hours && new_entries >= cfg.after_sessions
         }
-        None => session_count >= cfg.nudge_after_sessions,
+        None => session_count >= cfg.after_sessions,
     };
     due.then(|| Nudge {
         sessions: session_count,
         new_entries,
         message: nudge_message(session_count, new_entries),
     })
-}
-
-/// The number of pi sessions of `cwd` under `session_root` (pi's default per-project
-/// layout), counted as pi's `SessionManager.list(cwd)` would list them.
-///
-/// # Errors
-/// [`SessionError::ReadDir`] when the directory exists but cannot be listed; a missing
-/// directory counts 0.
-pub fn count_sessions(session_root: &Path, cwd: &Path) -> Result<u64, SessionError> {
-    let dir = session_dir_for_cwd(session_root, cwd);
-    Ok(list_sessions(&dir, None)?.len() as u64)
-}
-
-/// [`count_sessions`] for any project layout, including a flat `sessionDir` filtered on cwd.
-///
-/// # Errors
-/// As [`count_sessions`].
-pub fn count_project_sessions(sessions: &ProjectSessions) -> Result<u64, SessionError> {
-    Ok(list_sessions(&sessions.dir, sessions.cwd_filter.as_deref())?.len() as u64)
 }

@@ -7,15 +7,17 @@
 //! by comparing `(file, version)` pairs (pointer equality first: an unchanged store hands back
 //! the very same `Arc`s), re-indexing only the entries that changed.
 //!
-//! # Selectors (`autoSurfacing.selector`, [`Config::effective_selector`])
-//! - **lexical** (default without a model): BM25F over name, description and body
+//! # Selectors ([`SurfacingOptions::selector`], `autoSurfacing.selector`)
+//! [`Selector::Auto`] (the default) is **hybrid** when the request carries a model and
+//! **lexical** when it does not: passing a model is what turns model use on.
+//! - **lexical**: BM25F over name, description and body
 //!   ([`memory_rank`]); the best `maxFiles` scoring at least
 //!   [`MIN_SCORE`](memory_rank::MIN_SCORE). Deterministic, zero model calls, and an
 //!   unrelated prompt surfaces nothing.
 //! - **model**: pi-memory's side query, unchanged: the PM-61 manifest (newest 200 entries,
 //!   then minus the injected ones), the exact side-query prompt, one completion without tools,
 //!   the reply parsed by [`parse_selected_files`] (files not in the manifest dropped).
-//! - **hybrid** (default with a model): the lexical ranking without its minimum score picks
+//! - **hybrid**: the lexical ranking without its minimum score picks
 //!   the top [`HYBRID_CANDIDATES`] entries sharing a token with the prompt; they become the
 //!   manifest (same line format, best first) and the model chooses among them. No shared token
 //!   means no candidate and no model call.
@@ -34,28 +36,28 @@
 //!
 //! # Example
 //! ```
-//! use memory_agent::surfacing::{Surfacer, SurfacingRequest};
-//! use memory_core::{AddRequest, Config, Store, StoreOptions};
+//! use memory_agent::{Surfacer, SurfacingOptions};
+//! use memory_core::{AddRequest, Store, StoreOptions};
 //!
-//! let dir = tempfile::tempdir()?;
-//! let store = Store::new(dir.path().join("proj"), StoreOptions::default());
+//! let sandbox = testkit::Sandbox::new();
+//! let store = Store::new(sandbox.path("proj"), StoreOptions::default());
 //! store.add(AddRequest {
 //!     name: "SSH port on staging".into(),
 //!     body: "staging SSH listens on 2222, not 22.".into(),
 //!     ..AddRequest::default()
 //! })?;
-//! let cfg = Config::default(); // no model configured: the lexical selector
-//! let mut surfacer = Surfacer::new();
-//! let out = surfacer.surface(&store, &cfg, SurfacingRequest::new("how do I ssh into staging?"))?;
+//! // No model passed: the lexical selector.
+//! let mut surfacer = Surfacer::new(SurfacingOptions::default());
+//! let out = surfacer.surface(&store, "how do I ssh into staging?")?;
 //! assert_eq!(
 //!     out.message,
 //!     "<relevant_memories>\n## SSH port on staging\nstaging SSH listens on 2222, not 22.\n</relevant_memories>"
 //! );
 //! assert_eq!(out.notification().as_deref(), Some("Recalled: 1 entries"));
 //! // Injected once per session, and nothing for an unrelated prompt.
-//! assert!(surfacer.surface(&store, &cfg, SurfacingRequest::new("ssh to staging"))?.files.is_empty());
+//! assert!(surfacer.surface(&store, "ssh to staging")?.files.is_empty());
 //! surfacer.reset();
-//! assert!(surfacer.surface(&store, &cfg, SurfacingRequest::new("write a haiku"))?.files.is_empty());
+//! assert!(surfacer.surface(&store, "write a haiku")?.files.is_empty());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -64,28 +66,27 @@
 //!   CJK bigrams): a paraphrase with no word in common is missed, and the hybrid selector
 //!   never shows the model an entry without a shared token. The `model` selector has no such
 //!   blind spot. Its cutoff was tuned on one labelled set (memory-agent
-//!   `tests/retrieval/`); BENCHMARKS.md lists the precision/recall trade-off.
+//!   `tests/all/retrieval/`); BENCHMARKS.md lists the precision/recall trade-off.
 //! - Every call lists the store (one `stat` per entry file); the index itself is only
 //!   rebuilt for entries whose version changed.
 
-use std::cmp::Reverse;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use memory_core::{Config, Selector, Store, StoreError, StoredEntry, Task};
+use memory_core::{Selector, Store, StoreError, StoredEntry, Task};
 use memory_index::{
     ManifestEntry, QUERY_MAX_CHARS, SurfacedBlock, order_manifest, parse_selected_files,
-    recalled_count, render_manifest, render_relevant_memories, side_query_prompt,
+    recalled_count, relevant_memories, render_manifest, side_query_prompt,
 };
 use memory_js::utf16_prefix;
 use memory_rank::{Cutoff, LexicalDoc, LexicalHit, LexicalIndex};
 
-use crate::model::{CancelToken, CompletionRequest, Message, Model, ModelError, StopReason};
-
-/// The side query's time limit (PM-60: 30 s).
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+use crate::model::{
+    CancelToken, Completion, CompletionRequest, Message, Model, ModelError, StopReason,
+};
+use crate::options::{FinishedRun, SurfacingOptions, notify_finished};
 
 /// How many lexical candidates the hybrid selector shows the model.
 pub const HYBRID_CANDIDATES: usize = 20;
@@ -98,15 +99,14 @@ pub const HYBRID_CANDIDATES: usize = 20;
 pub const SIDE_QUERY_SYSTEM: &str = "You select which stored memory files are relevant to a \
 user's request. Answer with the JSON object you are asked for and nothing else.";
 
-/// One surfacing call's input besides the store and the configuration.
+/// One surfacing call: the prompt, and optionally a model and a cancellation token.
+/// `"text".into()` is a request without a model.
 #[derive(Clone)]
 pub struct SurfacingRequest<'a> {
     /// The user's prompt (cut to 4000 UTF-16 units wherever it is used).
     pub prompt: &'a str,
-    /// The model for the `model` and `hybrid` selectors; `None` makes them fall back.
+    /// The model for the `model` and `hybrid` selectors; without one they fall back.
     pub model: Option<&'a dyn Model>,
-    /// Time limit of the model call.
-    pub timeout: Duration,
     /// Cancels the model call; a cancelled call injects nothing.
     pub cancel: CancelToken,
 }
@@ -116,32 +116,24 @@ impl fmt::Debug for SurfacingRequest<'_> {
         f.debug_struct("SurfacingRequest")
             .field("prompt", &self.prompt)
             .field("model", &self.model.map(|_| "dyn Model"))
-            .field("timeout", &self.timeout)
             .field("cancel", &self.cancel)
             .finish()
     }
 }
 
 impl<'a> SurfacingRequest<'a> {
-    /// A request without a model, with the default timeout.
+    /// A request without a model.
     pub fn new(prompt: &'a str) -> Self {
         SurfacingRequest {
             prompt,
             model: None,
-            timeout: DEFAULT_TIMEOUT,
             cancel: CancelToken::new(),
         }
     }
 
-    /// Sets the model.
-    pub fn with_model(mut self, model: &'a dyn Model) -> Self {
-        self.model = Some(model);
-        self
-    }
-
-    /// Sets the model call's time limit.
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
+    /// Sets the model (`None` keeps the request model-free).
+    pub fn with_model(mut self, model: Option<&'a dyn Model>) -> Self {
+        self.model = model;
         self
     }
 
@@ -149,6 +141,12 @@ impl<'a> SurfacingRequest<'a> {
     pub fn with_cancel(mut self, cancel: CancelToken) -> Self {
         self.cancel = cancel;
         self
+    }
+}
+
+impl<'a> From<&'a str> for SurfacingRequest<'a> {
+    fn from(prompt: &'a str) -> Self {
+        SurfacingRequest::new(prompt)
     }
 }
 
@@ -185,10 +183,12 @@ pub struct Surfaced {
     pub files: Vec<String>,
     /// `N` of the `Recalled: N entries` notification ([`recalled_count`]; PM-64).
     pub recalled: usize,
-    /// The selector that made the choice (lexical after a fallback).
+    /// The selector that made the choice (lexical after a fallback; never `Auto`).
     pub selector: Selector,
     /// Why the model path fell back, if it did.
     pub fallback: Option<Fallback>,
+    /// Observers that could not record the side query.
+    pub warnings: Vec<String>,
 }
 
 impl Surfaced {
@@ -199,6 +199,7 @@ impl Surfaced {
             recalled: 0,
             selector,
             fallback: None,
+            warnings: Vec::new(),
         }
     }
 
@@ -209,8 +210,9 @@ impl Surfaced {
 }
 
 /// Per-session surfacing state; see the module docs.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Surfacer {
+    opts: SurfacingOptions,
     injected: HashSet<String>,
     index: LexicalIndex,
     /// The last listing, in the store's `(modified, file)` order.
@@ -218,10 +220,27 @@ pub struct Surfacer {
     by_file: HashMap<String, Arc<StoredEntry>>,
 }
 
+impl Default for Surfacer {
+    fn default() -> Self {
+        Surfacer::new(SurfacingOptions::default())
+    }
+}
+
 impl Surfacer {
     /// A fresh surfacer: nothing injected, nothing indexed yet.
-    pub fn new() -> Self {
-        Surfacer::default()
+    pub fn new(opts: SurfacingOptions) -> Self {
+        Surfacer {
+            opts,
+            injected: HashSet::new(),
+            index: LexicalIndex::new(),
+            listing: Vec::new(),
+            by_file: HashMap::new(),
+        }
+    }
+
+    /// The options in effect.
+    pub fn options(&self) -> &SurfacingOptions {
+        &self.opts
     }
 
     /// Forgets what was injected (session start, compaction). The index is kept.
@@ -234,27 +253,32 @@ impl Surfacer {
         self.injected.contains(file)
     }
 
-    /// Picks and renders the memories for one user turn.
+    /// Picks and renders the memories for one user turn: `surface(&store, "prompt")` with no
+    /// model, or a [`SurfacingRequest`] carrying one.
     ///
     /// Nothing is surfaced (and no model is called) when surfacing is disabled, the prompt is
-    /// blank, `maxFiles` is 0 or no candidate is left. Errors only come from listing the
+    /// blank, `max_files` is 0 or no candidate is left. Errors only come from listing the
     /// store; every model problem is a [`Fallback`].
-    pub fn surface(
+    pub fn surface<'r>(
         &mut self,
         store: &Store,
-        cfg: &Config,
-        req: SurfacingRequest<'_>,
+        req: impl Into<SurfacingRequest<'r>>,
     ) -> Result<Surfaced, StoreError> {
-        let selector = cfg.effective_selector();
-        let max_files = cfg.auto_surfacing.max_files;
-        if !cfg.auto_surfacing.enabled || req.prompt.trim().is_empty() || max_files == 0 {
+        let req = req.into();
+        let selector = match (self.opts.selector, req.model) {
+            (Selector::Auto, Some(_)) => Selector::Hybrid,
+            (Selector::Auto, None) => Selector::Lexical,
+            (s, _) => s,
+        };
+        let max_files = self.opts.max_files;
+        if !self.opts.enabled || req.prompt.trim().is_empty() || max_files == 0 {
             return Ok(Surfaced::nothing(selector));
         }
         self.sync(store.list()?);
         // The ranker sees the text the side query shows the model (PM-61: 4000 UTF-16 units).
         let prompt = utf16_prefix(req.prompt, QUERY_MAX_CHARS);
+        let mut warnings = Vec::new();
         let (files, selector, fallback) = match selector {
-            Selector::Lexical => (self.lexical_choice(prompt, max_files), selector, None),
             Selector::Model | Selector::Hybrid => {
                 let manifest = match selector {
                     Selector::Model => self.model_manifest(),
@@ -263,7 +287,8 @@ impl Surfacer {
                 if manifest.is_empty() {
                     return Ok(Surfaced::nothing(selector));
                 }
-                match ask_model(cfg, &req, &manifest, max_files) {
+                let answer = self.ask_model(store, &req, &manifest, &mut warnings);
+                match answer {
                     Answer::Selected(files) => (files, selector, None),
                     Answer::Cancelled => return Ok(Surfaced::nothing(selector)),
                     Answer::Failed(why) => (
@@ -273,10 +298,12 @@ impl Surfacer {
                     ),
                 }
             }
+            _ => (self.lexical_choice(prompt, max_files), selector, None),
         };
-        let mut out = self.render(&files, cfg);
+        let mut out = self.render(&files);
         out.selector = selector;
         out.fallback = fallback;
+        out.warnings = warnings;
         Ok(out)
     }
 
@@ -333,14 +360,7 @@ impl Surfacer {
 
     /// PM-61: newest 200 (modified desc, file asc), then minus the injected files.
     fn model_manifest(&self) -> Vec<ManifestEntry> {
-        let mut newest: Vec<&Arc<StoredEntry>> = self.listing.iter().collect();
-        newest.sort_by(|a, b| {
-            Reverse(&a.meta.modified)
-                .cmp(&Reverse(&b.meta.modified))
-                .then_with(|| a.file.cmp(&b.file))
-        });
-        newest.truncate(memory_index::MANIFEST_MAX_ENTRIES);
-        let mut manifest: Vec<ManifestEntry> = newest.into_iter().map(manifest_entry).collect();
+        let mut manifest: Vec<ManifestEntry> = self.listing.iter().map(manifest_entry).collect();
         order_manifest(&mut manifest);
         manifest.retain(|m| !self.injected.contains(&m.file));
         manifest
@@ -358,7 +378,7 @@ impl Surfacer {
             .collect()
     }
 
-    fn render(&mut self, files: &[String], cfg: &Config) -> Surfaced {
+    fn render(&mut self, files: &[String]) -> Surfaced {
         let entries: Vec<&Arc<StoredEntry>> =
             files.iter().filter_map(|f| self.by_file.get(f)).collect();
         let blocks: Vec<SurfacedBlock<'_>> = entries
@@ -368,26 +388,84 @@ impl Surfacer {
                 body: &e.body,
             })
             .collect();
-        let (max_entry, max_total) = (
-            cfg.auto_surfacing.max_entry_bytes,
-            cfg.auto_surfacing.max_injection_bytes,
+        let (message, kept) = relevant_memories(
+            &blocks,
+            self.opts.max_entry_bytes,
+            self.opts.max_injection_bytes,
         );
-        let message = render_relevant_memories(&blocks, max_entry, max_total);
-        // The renderer stops at the first block over budget: the files in the message are the
-        // shortest prefix that renders the same text.
-        let kept = (0..=blocks.len())
-            .find(|&k| render_relevant_memories(&blocks[..k], max_entry, max_total) == message)
-            .unwrap_or(blocks.len());
         let files: Vec<String> = entries[..kept].iter().map(|e| e.file.clone()).collect();
-        if !message.is_empty() {
-            self.injected.extend(files.iter().cloned());
-        }
+        self.injected.extend(files.iter().cloned());
         Surfaced {
             recalled: recalled_count(&message),
             message,
             files,
             selector: Selector::Lexical,
             fallback: None,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// One side-query completion (maxTurns 1, no tools) and its parsed selection; the
+    /// observers get the exchange.
+    fn ask_model(
+        &self,
+        store: &Store,
+        req: &SurfacingRequest<'_>,
+        manifest: &[ManifestEntry],
+        warnings: &mut Vec<String>,
+    ) -> Answer {
+        let Some(model) = req.model else {
+            return Answer::Failed(Fallback::NoModel);
+        };
+        if req.cancel.is_cancelled() {
+            return Answer::Cancelled;
+        }
+        let max_files = self.opts.max_files;
+        let task = Message::User {
+            content: side_query_prompt(&render_manifest(manifest), req.prompt, max_files),
+        };
+        let started = store.options().clock.now();
+        let request = CompletionRequest {
+            task: Task::AutoSurfacing,
+            system: SIDE_QUERY_SYSTEM.to_owned(),
+            messages: vec![task.clone()],
+            tools: Vec::new(),
+            deadline: Instant::now() + self.opts.timeout,
+            cancel: req.cancel.clone(),
+        };
+        let result = model.complete(&request);
+        if !self.opts.observers.is_empty() {
+            let mut transcript = vec![task];
+            if let Ok(Completion { text, .. }) = &result {
+                transcript.push(Message::Assistant {
+                    text: text.clone(),
+                    tool_calls: Vec::new(),
+                });
+            }
+            let error = result.as_ref().err().map(ToString::to_string);
+            let finished = FinishedRun {
+                task: Task::AutoSurfacing,
+                memory_dir: store.dir(),
+                system: SIDE_QUERY_SYSTEM,
+                transcript: &transcript,
+                started,
+                error: error.as_deref(),
+            };
+            warnings.extend(notify_finished(&self.opts.observers, &finished));
+        }
+        match result {
+            Err(ModelError::Cancelled) => Answer::Cancelled,
+            Err(e) => Answer::Failed(Fallback::Model(e)),
+            Ok(c) if matches!(c.stop_reason, StopReason::Error | StopReason::Aborted) => {
+                Answer::Failed(Fallback::Stopped(c.stop_reason))
+            }
+            Ok(c) => {
+                let files: Vec<&str> = manifest.iter().map(|m| m.file.as_str()).collect();
+                match parse_selected_files(&c.text, &files, max_files) {
+                    Some(selected) => Answer::Selected(selected),
+                    None => Answer::Failed(Fallback::Unparseable),
+                }
+            }
         }
     }
 }
@@ -405,84 +483,4 @@ enum Answer {
     Selected(Vec<String>),
     Cancelled,
     Failed(Fallback),
-}
-
-/// One side-query completion (maxTurns 1, no tools) and its parsed selection.
-fn ask_model(
-    cfg: &Config,
-    req: &SurfacingRequest<'_>,
-    manifest: &[ManifestEntry],
-    max_files: usize,
-) -> Answer {
-    let Some(model) = req.model else {
-        return Answer::Failed(Fallback::NoModel);
-    };
-    if req.cancel.is_cancelled() {
-        return Answer::Cancelled;
-    }
-    let request = CompletionRequest {
-        model: cfg
-            .task_model(Task::AutoSurfacing)
-            .unwrap_or_default()
-            .to_owned(),
-        think_level: cfg.auto_surfacing.think_level.clone(),
-        system: SIDE_QUERY_SYSTEM.to_owned(),
-        messages: vec![Message::User {
-            content: side_query_prompt(&render_manifest(manifest), req.prompt, max_files),
-        }],
-        tools: Vec::new(),
-        deadline: Instant::now() + req.timeout,
-        cancel: req.cancel.clone(),
-    };
-    match model.complete(&request) {
-        Err(ModelError::Cancelled) => Answer::Cancelled,
-        Err(e) => Answer::Failed(Fallback::Model(e)),
-        Ok(c) if matches!(c.stop_reason, StopReason::Error | StopReason::Aborted) => {
-            Answer::Failed(Fallback::Stopped(c.stop_reason))
-        }
-        Ok(c) if !has_selection_object(&c.text) => Answer::Failed(Fallback::Unparseable),
-        Ok(c) => {
-            let files: Vec<&str> = manifest.iter().map(|m| m.file.as_str()).collect();
-            Answer::Selected(parse_selected_files(&c.text, &files, max_files))
-        }
-    }
-}
-
-/// Whether the reply holds what [`parse_selected_files`] reads: the first `{…}` without inner
-/// braces that mentions `"selected_files"`, valid JSON, with an array under that key. A reply
-/// that passes and selects nothing is an answer ("nothing relevant"), not a failure.
-fn has_selection_object(reply: &str) -> bool {
-    for (start, _) in reply.match_indices('{') {
-        let Some(len) = reply[start + 1..].find('}') else {
-            return false;
-        };
-        let candidate = &reply[start..start + len + 2];
-        if candidate.contains("\"selected_files\"") {
-            return serde_json::from_str::<serde_json::Value>(candidate)
-                .ok()
-                .is_some_and(|v| v.get("selected_files").is_some_and(|f| f.is_array()));
-        }
-    }
-    false
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn selection_object_detection_matches_the_parser() {
-        assert!(has_selection_object(r#"{"selected_files":["a.md"]}"#));
-        assert!(has_selection_object(
-            "Sure!\n```json\n{\"selected_files\": []}\n```"
-        ));
-        assert!(!has_selection_object("not json at all"));
-        assert!(!has_selection_object(r#"{"selected_files": "a.md"}"#));
-        assert!(!has_selection_object(r#"{"files": ["a.md"]}"#));
-        assert!(!has_selection_object(r#"{"selected_files": ["a.md""#));
-        // The first brace-free object without the key is skipped, like the original regex.
-        assert!(has_selection_object(
-            r#"{"note": 1} then {"selected_files": ["b.md"]}"#
-        ));
-    }
 }

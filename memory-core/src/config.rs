@@ -17,8 +17,12 @@ use serde_json::{Map, Value};
 pub const CONFIG_FILE: &str = "memory.json";
 
 /// Which selector picks memories to surface each turn (`autoSurfacing.selector`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Selector {
+    /// Hybrid when a model is available, lexical otherwise (the default: unset in
+    /// `memory.json`).
+    #[default]
+    Auto,
     /// BM25 over name, description and body; zero model calls.
     Lexical,
     /// The original side query: the model picks from the manifest.
@@ -31,6 +35,7 @@ impl Selector {
     /// The configuration spelling.
     pub fn as_str(self) -> &'static str {
         match self {
+            Selector::Auto => "auto",
             Selector::Lexical => "lexical",
             Selector::Model => "model",
             Selector::Hybrid => "hybrid",
@@ -106,8 +111,8 @@ pub struct AutoSurfacingConfig {
     pub max_entry_bytes: usize,
     /// Whole-message budget in bytes.
     pub max_injection_bytes: usize,
-    /// Explicit selector; `None` = hybrid when a model is configured, lexical otherwise.
-    pub selector: Option<Selector>,
+    /// The selector ([`Selector::Auto`] when unset).
+    pub selector: Selector,
     /// Per-task session persistence.
     pub session_persistence: Option<SessionPersistence>,
 }
@@ -162,10 +167,10 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             memory_dir: "~/.pi/memory".to_owned(),
-            mem_index_max_lines: 200,
-            mem_index_max_bytes: 25600,
-            mem_index_inject_max_lines: 50,
-            mem_index_inject_max_bytes: 16384,
+            mem_index_max_lines: memory_index::DEFAULT_INDEX_MAX_LINES,
+            mem_index_max_bytes: memory_index::DEFAULT_INDEX_MAX_BYTES,
+            mem_index_inject_max_lines: memory_index::DEFAULT_INJECT_MAX_LINES,
+            mem_index_inject_max_bytes: memory_index::DEFAULT_INJECT_MAX_BYTES,
             lock: LockConfig {
                 timeout_ms: 5000,
                 snapshot_keep: 5,
@@ -187,10 +192,10 @@ impl Default for Config {
                 enabled: true,
                 model: None,
                 think_level: "off".to_owned(),
-                max_files: 3,
-                max_entry_bytes: 3072,
-                max_injection_bytes: 10240,
-                selector: None,
+                max_files: memory_index::DEFAULT_MAX_FILES,
+                max_entry_bytes: memory_index::DEFAULT_MAX_ENTRY_BYTES,
+                max_injection_bytes: memory_index::DEFAULT_MAX_INJECTION_BYTES,
+                selector: Selector::Auto,
                 session_persistence: None,
             },
             extract_memories: ExtractConfig {
@@ -202,6 +207,20 @@ impl Default for Config {
                 max_assistant_chars: 2000,
                 session_persistence: None,
             },
+        }
+    }
+}
+
+impl From<&Config> for crate::StoreOptions {
+    /// The store's part of the configuration (capacity, locks, snapshots).
+    fn from(cfg: &Config) -> Self {
+        crate::StoreOptions {
+            index_max_lines: cfg.mem_index_max_lines,
+            index_max_bytes: cfg.mem_index_max_bytes,
+            lock_timeout: std::time::Duration::from_millis(cfg.lock.timeout_ms),
+            snapshot_keep: cfg.lock.snapshot_keep,
+            reclaim_dead: cfg.lock.reclaim_dead,
+            clock: crate::Clock::system(),
         }
     }
 }
@@ -249,16 +268,16 @@ impl Config {
         own.as_ref().unwrap_or(&self.defaults.session_persistence)
     }
 
-    /// The selector surfacing uses: the configured one, else hybrid with a model and lexical
-    /// without.
+    /// The selector surfacing uses when its model (if any) is usable: the configured one;
+    /// [`Selector::Auto`] resolves to hybrid with a configured model and lexical without.
     pub fn effective_selector(&self) -> Selector {
         match (
             self.auto_surfacing.selector,
             self.task_model(Task::AutoSurfacing),
         ) {
-            (Some(s), _) => s,
-            (None, Some(_)) => Selector::Hybrid,
-            (None, None) => Selector::Lexical,
+            (Selector::Auto, Some(_)) => Selector::Hybrid,
+            (Selector::Auto, None) => Selector::Lexical,
+            (s, _) => s,
         }
     }
 
@@ -410,9 +429,21 @@ pub fn config_from_value(value: &Value) -> (Config, Vec<String>) {
             d.mem_index_inject_max_bytes,
         ),
         lock: LockConfig {
-            timeout_ms: r.count(field(lock, "timeoutMs"), "lock.timeoutMs", 5000) as u64,
-            snapshot_keep: r.count(field(lock, "snapshotKeep"), "lock.snapshotKeep", 5),
-            reclaim_dead: r.boolean(field(lock, "reclaimDead"), "lock.reclaimDead", true),
+            timeout_ms: r.count(
+                field(lock, "timeoutMs"),
+                "lock.timeoutMs",
+                d.lock.timeout_ms as usize,
+            ) as u64,
+            snapshot_keep: r.count(
+                field(lock, "snapshotKeep"),
+                "lock.snapshotKeep",
+                d.lock.snapshot_keep,
+            ),
+            reclaim_dead: r.boolean(
+                field(lock, "reclaimDead"),
+                "lock.reclaimDead",
+                d.lock.reclaim_dead,
+            ),
         },
         defaults: Defaults {
             model: r.model(field(defaults, "model"), "defaults.model"),
@@ -428,14 +459,18 @@ pub fn config_from_value(value: &Value) -> (Config, Vec<String>) {
             nudge_after_sessions: r.count(
                 field(dream, "nudgeAfterSessions"),
                 "dream.nudgeAfterSessions",
-                5,
+                d.dream.nudge_after_sessions as usize,
             ) as u64,
             nudge_after_hours: r.number(
                 field(dream, "nudgeAfterHours"),
                 "dream.nudgeAfterHours",
-                24.0,
+                d.dream.nudge_after_hours,
             ),
-            think_level: r.string(field(dream, "thinkLevel"), "dream.thinkLevel", "high"),
+            think_level: r.string(
+                field(dream, "thinkLevel"),
+                "dream.thinkLevel",
+                &d.dream.think_level,
+            ),
             session_persistence: r.persistence(
                 field(dream, "sessionPersistence"),
                 "dream.sessionPersistence",
@@ -445,24 +480,40 @@ pub fn config_from_value(value: &Value) -> (Config, Vec<String>) {
             max_sessions: r.count(
                 field(search, "maxSessions"),
                 "sessionSearch.maxSessions",
-                10,
+                d.session_search.max_sessions,
             ),
-            max_matches: r.count(field(search, "maxMatches"), "sessionSearch.maxMatches", 5),
+            max_matches: r.count(
+                field(search, "maxMatches"),
+                "sessionSearch.maxMatches",
+                d.session_search.max_matches,
+            ),
         },
         auto_surfacing: AutoSurfacingConfig {
-            enabled: r.boolean(field(surf, "enabled"), "autoSurfacing.enabled", true),
+            enabled: r.boolean(
+                field(surf, "enabled"),
+                "autoSurfacing.enabled",
+                d.auto_surfacing.enabled,
+            ),
             model: r.model(field(surf, "model"), "autoSurfacing.model"),
-            think_level: r.string(field(surf, "thinkLevel"), "autoSurfacing.thinkLevel", "off"),
-            max_files: r.count(field(surf, "maxFiles"), "autoSurfacing.maxFiles", 3),
+            think_level: r.string(
+                field(surf, "thinkLevel"),
+                "autoSurfacing.thinkLevel",
+                &d.auto_surfacing.think_level,
+            ),
+            max_files: r.count(
+                field(surf, "maxFiles"),
+                "autoSurfacing.maxFiles",
+                d.auto_surfacing.max_files,
+            ),
             max_entry_bytes: r.count(
                 field(surf, "maxEntryBytes"),
                 "autoSurfacing.maxEntryBytes",
-                3072,
+                d.auto_surfacing.max_entry_bytes,
             ),
             max_injection_bytes: r.count(
                 field(surf, "maxInjectionBytes"),
                 "autoSurfacing.maxInjectionBytes",
-                10240,
+                d.auto_surfacing.max_injection_bytes,
             ),
             selector: r.selector(field(surf, "selector")),
             session_persistence: r.persistence(
@@ -471,27 +522,31 @@ pub fn config_from_value(value: &Value) -> (Config, Vec<String>) {
             ),
         },
         extract_memories: ExtractConfig {
-            enabled: r.boolean(field(extract, "enabled"), "extractMemories.enabled", false),
+            enabled: r.boolean(
+                field(extract, "enabled"),
+                "extractMemories.enabled",
+                d.extract_memories.enabled,
+            ),
             model: r.model(field(extract, "model"), "extractMemories.model"),
             think_level: r.string(
                 field(extract, "thinkLevel"),
                 "extractMemories.thinkLevel",
-                "high",
+                &d.extract_memories.think_level,
             ),
             max_context_tokens: r.count(
                 field(extract, "maxContextTokens"),
                 "extractMemories.maxContextTokens",
-                2000,
+                d.extract_memories.max_context_tokens,
             ),
             max_tool_result_chars: r.count(
                 field(extract, "maxToolResultChars"),
                 "extractMemories.maxToolResultChars",
-                500,
+                d.extract_memories.max_tool_result_chars,
             ),
             max_assistant_chars: r.count(
                 field(extract, "maxAssistantChars"),
                 "extractMemories.maxAssistantChars",
-                2000,
+                d.extract_memories.max_assistant_chars,
             ),
             session_persistence: r.persistence(
                 field(extract, "sessionPersistence"),
@@ -599,32 +654,27 @@ impl Reader {
         }
     }
 
-    fn selector(&mut self, v: Option<&Value>) -> Option<Selector> {
+    fn selector(&mut self, v: Option<&Value>) -> Selector {
         let key = "autoSurfacing.selector";
-        match v {
-            None | Some(Value::Null) => None,
+        let parsed = match v {
+            None | Some(Value::Null) => return Selector::Auto,
             Some(Value::String(s)) => match s.as_str() {
+                "auto" => Some(Selector::Auto),
                 "lexical" => Some(Selector::Lexical),
                 "model" => Some(Selector::Model),
                 "hybrid" => Some(Selector::Hybrid),
-                _ => {
-                    self.wrong(
-                        key,
-                        "\"lexical\", \"model\" or \"hybrid\"",
-                        "the automatic choice",
-                    );
-                    None
-                }
+                _ => None,
             },
-            Some(_) => {
-                self.wrong(
-                    key,
-                    "\"lexical\", \"model\" or \"hybrid\"",
-                    "the automatic choice",
-                );
-                None
-            }
-        }
+            Some(_) => None,
+        };
+        parsed.unwrap_or_else(|| {
+            self.wrong(
+                key,
+                "\"auto\", \"lexical\", \"model\" or \"hybrid\"",
+                "the automatic choice",
+            );
+            Selector::Auto
+        })
     }
 
     fn persistence(&mut self, v: Option<&Value>, key: &str) -> Option<SessionPersistence> {
@@ -652,15 +702,86 @@ mod tests {
         std::fs::write(dir.join(CONFIG_FILE), text).unwrap();
     }
 
+    /// PM-72: every default of pi-memory 2.5's `memory.json`, written out as the spec states
+    /// it (the constants in memory-index are not used here on purpose: this table is the
+    /// contract they must meet).
     #[test]
     fn pm72_defaults() {
         let (cfg, problems) = config_from_value(&serde_json::json!({}));
         assert!(problems.is_empty());
         assert_eq!(cfg, Config::default());
-        assert_eq!(cfg.mem_index_max_lines, 200);
-        assert_eq!(cfg.mem_index_inject_max_bytes, 16384);
-        assert_eq!(cfg.lock.timeout_ms, 5000);
-        assert!(cfg.lock.reclaim_dead);
+        let Config {
+            memory_dir,
+            mem_index_max_lines,
+            mem_index_max_bytes,
+            mem_index_inject_max_lines,
+            mem_index_inject_max_bytes,
+            lock,
+            defaults,
+            dream,
+            session_search,
+            auto_surfacing,
+            extract_memories,
+        } = cfg.clone();
+        assert_eq!(memory_dir, "~/.pi/memory");
+        assert_eq!(mem_index_max_lines, 200);
+        assert_eq!(mem_index_max_bytes, 25600);
+        assert_eq!(mem_index_inject_max_lines, 50);
+        assert_eq!(mem_index_inject_max_bytes, 16384);
+        assert_eq!(
+            lock,
+            LockConfig {
+                timeout_ms: 5000,
+                snapshot_keep: 5,
+                reclaim_dead: true,
+            }
+        );
+        assert_eq!(defaults, Defaults::default());
+        assert_eq!(defaults.model, None);
+        assert_eq!(defaults.session_persistence, SessionPersistence::default());
+        assert!(!defaults.session_persistence.enabled);
+        assert_eq!(
+            dream,
+            DreamConfig {
+                model: None,
+                nudge_after_sessions: 5,
+                nudge_after_hours: 24.0,
+                think_level: "high".into(),
+                session_persistence: None,
+            }
+        );
+        assert_eq!(
+            session_search,
+            SessionSearchConfig {
+                max_sessions: 10,
+                max_matches: 5,
+            }
+        );
+        assert_eq!(
+            auto_surfacing,
+            AutoSurfacingConfig {
+                enabled: true,
+                model: None,
+                think_level: "off".into(),
+                max_files: 3,
+                max_entry_bytes: 3072,
+                max_injection_bytes: 10240,
+                selector: Selector::Auto,
+                session_persistence: None,
+            }
+        );
+        assert_eq!(
+            extract_memories,
+            ExtractConfig {
+                enabled: false,
+                model: None,
+                think_level: "high".into(),
+                max_context_tokens: 2000,
+                max_tool_result_chars: 500,
+                max_assistant_chars: 2000,
+                session_persistence: None,
+            }
+        );
         assert_eq!(cfg.task_model(Task::Dream), None);
         assert_eq!(cfg.effective_selector(), Selector::Lexical);
         assert_eq!(cfg.tasks_needing_models(), vec![Task::Dream]);
@@ -715,7 +836,7 @@ mod tests {
         assert_eq!(cfg.mem_index_max_lines, 200);
         assert_eq!(cfg.auto_surfacing.max_files, 3);
         assert!(cfg.auto_surfacing.enabled);
-        assert_eq!(cfg.auto_surfacing.selector, None);
+        assert_eq!(cfg.auto_surfacing.selector, Selector::Auto);
         assert_eq!(problems.len(), 4, "{problems:?}");
         assert!(
             problems

@@ -1,21 +1,24 @@
 //! Errors of the store. Display texts are the tool texts of pi-memory 2.5 where it has one.
 
-use std::path::PathBuf;
+use camino::Utf8PathBuf;
 
 use memory_index::ValidationError;
 use memory_lock::{FileLockError, LogicalLockError, SnapshotError};
+
+use crate::store::types::Version;
 
 /// Why a store operation failed. Every variant leaves the memory directory unchanged, except
 /// [`StoreError::Io`] raised after a snapshot was taken (the snapshot then holds the prior
 /// state).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum StoreError {
     /// Input rejected by a format rule (`name is required`, ...).
     #[error(transparent)]
     Invalid(#[from] ValidationError),
-    /// A parameter the action needs is missing or malformed (`content is required for add`).
-    #[error("{0}")]
-    Parameter(String),
+    /// A search with a blank query (PM-40).
+    #[error("{}", memory_index::QUERY_REQUIRED_FOR_SEARCH)]
+    EmptyQuery,
     /// Unknown entry reference (PM-35/37).
     #[error("Entry \"{reference}\" not found")]
     NotFound {
@@ -29,14 +32,14 @@ pub enum StoreError {
         name: String,
     },
     /// The entry changed since the caller read it (compare-and-swap versions).
-    #[error("Memory conflict: stale version")]
+    #[error("{}", memory_index::STALE_VERSION)]
     Conflict {
         /// The entry's file.
         file: String,
         /// The version the caller expected.
-        expected: String,
+        expected: Version,
         /// The version on disk.
-        actual: String,
+        actual: Version,
     },
     /// The content contains something that looks like a credential. The value is never shown.
     #[error(
@@ -64,12 +67,11 @@ pub enum StoreError {
     },
     /// `MEMORY.md` holds invalid UTF-8; rewriting it would destroy bytes.
     #[error(
-        "{} is not valid UTF-8; refusing to rewrite it. Fix the file by hand or run rebuild_index (the current file is kept in .backups/)",
-        path.display()
+        "{path} is not valid UTF-8; refusing to rewrite it. Fix the file by hand or run rebuild_index (the current file is kept in .backups/)"
     )]
     IndexNotUtf8 {
         /// Path of the index.
-        path: PathBuf,
+        path: Utf8PathBuf,
     },
     /// The in-process logical lock is busy (PM-48).
     #[error(transparent)]
@@ -81,12 +83,12 @@ pub enum StoreError {
     #[error(transparent)]
     Snapshot(#[from] SnapshotError),
     /// A file-system operation failed.
-    #[error("{action} {}: {source}", path.display())]
+    #[error("{action} {path}: {source}")]
     Io {
         /// What was being done (`reading`, `writing`, ...).
         action: &'static str,
         /// The file involved.
-        path: PathBuf,
+        path: Utf8PathBuf,
         /// The OS error.
         source: std::io::Error,
     },
@@ -95,7 +97,7 @@ pub enum StoreError {
 impl StoreError {
     pub(crate) fn io(
         action: &'static str,
-        path: impl Into<PathBuf>,
+        path: impl Into<Utf8PathBuf>,
         source: std::io::Error,
     ) -> Self {
         StoreError::Io {

@@ -67,10 +67,13 @@ pub use config::{
 pub use error::StoreError;
 pub use open::{OpenError, Project, default_agent_dir, home_dir, open_project};
 pub use status::{ModuleState, Modules, misconfigured_block, status_block};
+pub use store::types::{
+    AddRequest, DreamMeta, IndexSection, Notice, ParseVersionError, RebuildOutcome,
+    RemoveOutcome, ReplaceRequest, StoredEntry, Version, WriteOutcome,
+};
 pub use store::{
-    AddRequest, DREAM_META_FILE, DreamMeta, INDEX_FILE, IndexSection, MAX_BODY_BYTES,
-    RebuildOutcome, RemoveOutcome, ReplaceRequest, Round, Store, StoreOptions, StoredEntry,
-    WriteOutcome, version_of, write_private_file,
+    CacheStats, DREAM_META_FILE, INDEX_FILE, MAX_BODY_BYTES, Round, Store, StoreOptions, Target,
+    write_private_file,
 };
 
 pub use memory_index::{EntryMeta, EntryType};

@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use camino::Utf8PathBuf;
+
 use memory_keys::{Platform, ProjectDir, expand_memory_dir, resolve};
 
 use crate::config::Config;
@@ -16,6 +18,13 @@ pub enum OpenError {
     /// Project identity resolution failed (the derived directory escapes the memory root).
     #[error(transparent)]
     Keys(#[from] memory_keys::KeysError),
+    /// The memory directory's path is not UTF-8 (the home directory or `--cwd` is not);
+    /// pi's paths are JavaScript strings, so such a directory cannot be shared with it.
+    #[error("the memory directory {} is not a UTF-8 path", path.display())]
+    NotUtf8 {
+        /// The path as derived.
+        path: PathBuf,
+    },
 }
 
 /// An opened project: where its memory lives and the store over it.
@@ -68,7 +77,9 @@ pub fn open_project(
     };
     let memory_root = expand_memory_dir(raw, home, cwd, Platform::current());
     let dir = resolve(cwd, &memory_root)?;
-    let store = Store::new(dir.path.clone(), StoreOptions::from_config(config));
+    let store_dir = Utf8PathBuf::from_path_buf(dir.path.clone())
+        .map_err(|path| OpenError::NotUtf8 { path })?;
+    let store = Store::new(store_dir, StoreOptions::from(config));
     Ok(Project {
         memory_root,
         dir,

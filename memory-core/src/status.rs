@@ -5,7 +5,8 @@ use memory_lock::LockState;
 
 use crate::config::{Config, Selector, Task};
 use crate::error::StoreError;
-use crate::store::{IndexSection, Store};
+use crate::store::Store;
+use crate::store::types::IndexSection;
 
 /// Why a model-driven module is off or which model it uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,7 +123,7 @@ pub fn status_block(
     };
     Ok(format!(
         "Dir: {}\nIndex: {}/{} lines, {}/{} bytes, {} unrecognized lines\nInject: {}/{} lines, {}/{} bytes\nEntries: {}\n{}\nLast dream: {}\nLock: {}",
-        store.dir().display(),
+        store.dir(),
         cap.lines,
         cfg.mem_index_max_lines,
         cap.bytes,

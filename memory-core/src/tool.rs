@@ -17,7 +17,8 @@ use memory_index::{EntryType, list_line, search_block};
 use serde_json::{Value, json};
 
 use crate::error::StoreError;
-use crate::store::{AddRequest, ReplaceRequest, Round, Store, StoredEntry};
+use crate::store::Target;
+use crate::store::types::{AddRequest, Notice, ReplaceRequest, StoredEntry, Version};
 
 /// One action of the memory tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,47 +115,27 @@ pub trait SessionSearch {
 /// Versions of entries the model has been shown, by file and by name.
 #[derive(Debug, Clone, Default)]
 pub struct VersionBook {
-    by_ref: HashMap<String, String>,
+    by_ref: HashMap<String, Version>,
 }
 
 impl VersionBook {
     /// Records that the model saw `entry` at its current version.
     pub fn saw(&mut self, entry: &StoredEntry) {
-        self.by_ref
-            .insert(entry.file.clone(), entry.version.clone());
-        self.by_ref
-            .insert(entry.meta.name.clone(), entry.version.clone());
+        self.by_ref.insert(entry.file.clone(), entry.version);
+        self.by_ref.insert(entry.meta.name.clone(), entry.version);
     }
 
     /// The version recorded for a name or file reference.
-    pub fn expected(&self, reference: &str) -> Option<&str> {
-        self.by_ref.get(reference).map(String::as_str)
+    pub fn expected(&self, reference: &str) -> Option<Version> {
+        self.by_ref.get(reference).copied()
     }
 
-    fn wrote(&mut self, old_refs: &[&str], name: &str, file: &str, version: &str) {
+    fn wrote(&mut self, old_refs: &[&str], name: &str, file: &str, version: Version) {
         for r in old_refs {
             self.by_ref.remove(*r);
         }
-        self.by_ref.insert(file.to_owned(), version.to_owned());
-        self.by_ref.insert(name.to_owned(), version.to_owned());
-    }
-}
-
-/// Where a tool call writes: directly, or inside a held [`Round`].
-#[derive(Debug, Clone, Copy)]
-pub enum Target<'a, 's> {
-    /// Standalone writes (each takes the logical lock).
-    Store(&'a Store),
-    /// Writes inside a round (dream, extraction).
-    Round(&'a Round<'s>),
-}
-
-impl<'a> Target<'a, '_> {
-    fn store(&self) -> &'a Store {
-        match self {
-            Target::Store(s) => s,
-            Target::Round(r) => r.store(),
-        }
+        self.by_ref.insert(file.to_owned(), version);
+        self.by_ref.insert(name.to_owned(), version);
     }
 }
 
@@ -170,7 +151,7 @@ pub struct ToolOutput {
     /// The name saved by `add` (hosts notify `Saved: <name>`, PM-79).
     pub saved: Option<String>,
     /// Notices for the user (reclaimed lock, repair), not part of `text`.
-    pub notices: Vec<String>,
+    pub notices: Vec<Notice>,
 }
 
 impl ToolOutput {
@@ -200,9 +181,19 @@ fn string_arg(args: &Value, key: &str) -> Result<Option<String>, String> {
     }
 }
 
+/// A parameter the action needs: absent, `null` or blank fails with `message`.
 fn required(value: Option<String>, message: &str) -> Result<String, String> {
     match value {
         Some(v) if !v.trim().is_empty() => Ok(v),
+        _ => Err(message.to_owned()),
+    }
+}
+
+/// JavaScript's `if (!params.x)`: only absent, `null` and `""` fail with `message`; a
+/// whitespace-only value goes on to the store's own validation (`body is required`, PM-32).
+fn present(value: Option<String>, message: &str) -> Result<String, String> {
+    match value {
+        Some(v) if !v.is_empty() => Ok(v),
         _ => Err(message.to_owned()),
     }
 }
@@ -215,7 +206,7 @@ fn entry_type_arg(args: &Value) -> Result<Option<EntryType>, String> {
             .trim()
             .parse::<EntryType>()
             .map(Some)
-            .map_err(|_| "type must be one of: user, feedback, project, reference".to_owned()),
+            .map_err(|e| e.to_string()),
     }
 }
 
@@ -247,27 +238,22 @@ fn run(
     let action = Action::parse(&action_text)
         .filter(|a| actions.contains(a))
         .ok_or_else(|| memory_index::unknown_action(&action_text))?;
-    let store = target.store();
     let text_of = |e: StoreError| e.to_string();
     match action {
         Action::Add => {
-            let content = required(
+            let content = present(
                 string_arg(args, "content")?,
                 memory_index::CONTENT_REQUIRED_FOR_ADD,
             )?;
             let req = AddRequest {
-                name: string_arg(args, "name")?.unwrap_or_default(),
+                name: present(string_arg(args, "name")?, "name is required for add")?,
                 description: string_arg(args, "description")?,
                 entry_type: entry_type_arg(args)?,
                 body: content,
                 created: None,
             };
-            let out = match target {
-                Target::Store(s) => s.add(req),
-                Target::Round(r) => r.add(req),
-            }
-            .map_err(text_of)?;
-            versions.wrote(&[], &out.name, &out.file, &out.version);
+            let out = target.add(req).map_err(text_of)?;
+            versions.wrote(&[], &out.name, &out.file, out.version);
             Ok(ToolOutput {
                 text: out.saved_text(),
                 wrote: true,
@@ -277,25 +263,21 @@ fn run(
             })
         }
         Action::Replace => {
-            let name = required(string_arg(args, "name")?, "name is required for replace")?;
-            let content = required(
+            let name = present(string_arg(args, "name")?, "name is required for replace")?;
+            let content = present(
                 string_arg(args, "content")?,
                 "content is required for replace",
             )?;
             let req = ReplaceRequest {
-                expected_version: versions.expected(&name).map(str::to_owned),
+                expected_version: versions.expected(&name),
                 reference: name.clone(),
                 name: None,
                 description: string_arg(args, "description")?,
                 entry_type: entry_type_arg(args)?,
                 body: Some(content),
             };
-            let out = match target {
-                Target::Store(s) => s.replace(req),
-                Target::Round(r) => r.replace(req),
-            }
-            .map_err(text_of)?;
-            versions.wrote(&[&name], &out.name, &out.file, &out.version);
+            let out = target.replace(req).map_err(text_of)?;
+            versions.wrote(&[&name], &out.name, &out.file, out.version);
             Ok(ToolOutput {
                 text: out.replaced_text(),
                 wrote: true,
@@ -304,13 +286,11 @@ fn run(
             })
         }
         Action::Remove => {
-            let name = required(string_arg(args, "name")?, "name is required for remove")?;
-            let expected = versions.expected(&name).map(str::to_owned);
-            let out = match target {
-                Target::Store(s) => s.remove(&name, expected.as_deref()),
-                Target::Round(r) => r.remove(&name, expected.as_deref()),
-            }
-            .map_err(text_of)?;
+            let name = present(string_arg(args, "name")?, "name is required for remove")?;
+            let expected = versions.expected(&name);
+            let out = target
+                .remove(&name, expected.as_ref())
+                .map_err(text_of)?;
             Ok(ToolOutput {
                 text: out.text(),
                 wrote: true,
@@ -319,23 +299,21 @@ fn run(
             })
         }
         Action::Rename => {
-            let name = required(string_arg(args, "name")?, "name is required for rename")?;
-            let new_name = required(
+            let name = present(string_arg(args, "name")?, "name is required for rename")?;
+            let new_name = present(
                 string_arg(args, "new_name")?,
                 "new_name is required for rename",
             )?;
-            let expected = versions.expected(&name).map(str::to_owned);
-            let old_name = store
+            let expected = versions.expected(&name);
+            let old_name = target
                 .read(&name)
                 .map_err(text_of)?
                 .map(|e| e.meta.name.clone())
                 .unwrap_or_else(|| name.clone());
-            let out = match target {
-                Target::Store(s) => s.rename(&name, &new_name, expected.as_deref()),
-                Target::Round(r) => r.rename(&name, &new_name, expected.as_deref()),
-            }
-            .map_err(text_of)?;
-            versions.wrote(&[&name, &old_name], &out.name, &out.file, &out.version);
+            let out = target
+                .rename(&name, &new_name, expected.as_ref())
+                .map_err(text_of)?;
+            versions.wrote(&[&name, &old_name], &out.name, &out.file, out.version);
             Ok(ToolOutput {
                 text: out.renamed_text(&old_name),
                 wrote: true,
@@ -344,11 +322,7 @@ fn run(
             })
         }
         Action::RebuildIndex => {
-            let out = match target {
-                Target::Store(s) => s.rebuild_index(),
-                Target::Round(r) => r.rebuild_index(),
-            }
-            .map_err(text_of)?;
+            let out = target.rebuild_index().map_err(text_of)?;
             Ok(ToolOutput {
                 text: out.text(),
                 wrote: true,
@@ -357,17 +331,17 @@ fn run(
             })
         }
         Action::List => {
-            let entries = store.list().map_err(text_of)?;
+            let entries = target.list().map_err(text_of)?;
             Ok(ToolOutput::ok(list_text(&entries, versions)))
         }
         Action::Search => {
-            let query = required(
+            let query = present(
                 string_arg(args, "query")?,
                 memory_index::QUERY_REQUIRED_FOR_SEARCH,
             )?;
             match string_arg(args, "scope")?.as_deref() {
                 None | Some("") | Some("memory") => {
-                    let hits = store.search(&query).map_err(text_of)?;
+                    let hits = target.search(&query).map_err(text_of)?;
                     Ok(ToolOutput::ok(search_text(&hits, versions)))
                 }
                 Some("sessions") => match sessions {

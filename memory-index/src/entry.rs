@@ -51,7 +51,7 @@ impl fmt::Display for EntryType {
 
 /// A `type` value that is not one of the four exact lowercase names.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown entry type \"{value}\" (expected user, feedback, project or reference)")]
+#[error("type must be one of: user, feedback, project, reference")]
 pub struct ParseEntryTypeError {
     /// The rejected value.
     pub value: String,

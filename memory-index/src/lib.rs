@@ -113,10 +113,11 @@ pub use surfacing::{
     ENTRY_TRUNCATION_MARKER, MANIFEST_DESCRIPTION_CHARS, MANIFEST_MAX_ENTRIES,
     MIN_DESCRIPTION_CHARS, ManifestEntry, QUERY_MAX_CHARS, SurfacedBlock, description_budget,
     order_manifest, parse_selected_files, recalled_count, render_manifest,
-    render_relevant_memories, side_query_prompt, truncate_entry_body,
+    relevant_memories, render_relevant_memories, side_query_prompt, truncate_entry_body,
 };
 pub use texts::{
     CONTENT_REQUIRED_FOR_ADD, NO_MATCHES_IN_MEMORY, NO_MEMORIES, QUERY_REQUIRED_FOR_SEARCH,
+    STALE_VERSION,
     entry_already_exists, entry_not_found, list_line, matches_query, rebuilt_text, removed_text,
     renamed_text, render_list, render_search, replaced_text, saved_text, search_block,
     unknown_action, with_capacity_warning,

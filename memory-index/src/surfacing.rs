@@ -122,20 +122,20 @@ fn first_selection_object(reply: &str) -> Option<&str> {
 ///
 /// Takes the first `{…"selected_files"…}` object without nested braces, parses it as JSON and
 /// keeps the string elements of `selected_files` that name a manifest file, at most
-/// `max_files`. Anything malformed gives `[]` (no fallback).
+/// `max_files`. `None` when the reply holds no such object (none at all, invalid JSON, or
+/// `selected_files` not an array): pi-memory injected nothing then, a caller may fall back.
+/// `Some(vec![])` is an answer: nothing is relevant.
 ///
 // Decision: duplicates are dropped (first occurrence kept); pi-memory would inject the same
 // entry twice.
-pub fn parse_selected_files(reply: &str, manifest_files: &[&str], max_files: usize) -> Vec<String> {
-    let Some(object) = first_selection_object(reply) else {
-        return Vec::new();
-    };
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(object) else {
-        return Vec::new();
-    };
-    let Some(files) = value.get("selected_files").and_then(|v| v.as_array()) else {
-        return Vec::new();
-    };
+pub fn parse_selected_files(
+    reply: &str,
+    manifest_files: &[&str],
+    max_files: usize,
+) -> Option<Vec<String>> {
+    let object = first_selection_object(reply)?;
+    let value = serde_json::from_str::<serde_json::Value>(object).ok()?;
+    let files = value.get("selected_files")?.as_array()?;
     let mut out: Vec<String> = Vec::new();
     for file in files.iter().filter_map(|f| f.as_str()) {
         if out.len() >= max_files {
@@ -145,7 +145,7 @@ pub fn parse_selected_files(reply: &str, manifest_files: &[&str], max_files: usi
             out.push(file.to_owned());
         }
     }
-    out
+    Some(out)
 }
 
 /// Cuts a surfaced body: first `max_lines` lines, then a UTF-8 prefix of `max_bytes` on a
@@ -193,6 +193,15 @@ pub fn render_relevant_memories(
     max_entry_bytes: usize,
     max_injection_bytes: usize,
 ) -> String {
+    relevant_memories(blocks, max_entry_bytes, max_injection_bytes).0
+}
+
+/// [`render_relevant_memories`] and how many of `blocks` (a prefix) made it into the message.
+pub fn relevant_memories(
+    blocks: &[SurfacedBlock<'_>],
+    max_entry_bytes: usize,
+    max_injection_bytes: usize,
+) -> (String, usize) {
     let mut rendered: Vec<String> = Vec::new();
     let mut total = 0usize;
     for block in blocks {
@@ -209,12 +218,14 @@ pub fn render_relevant_memories(
         rendered.push(text);
     }
     if rendered.is_empty() {
-        return String::new();
+        return (String::new(), 0);
     }
-    format!(
+    let kept = rendered.len();
+    let text = format!(
         "<relevant_memories>\n{}\n</relevant_memories>",
         rendered.join("\n\n")
-    )
+    );
+    (text, kept)
 }
 
 /// The `N` of the `Recalled: N entries` notification: occurrences of `\n## ` in the message.

@@ -10,6 +10,8 @@ pub const NO_MATCHES_IN_MEMORY: &str = "No matches in memory.";
 pub const CONTENT_REQUIRED_FOR_ADD: &str = "content is required for add";
 /// `search` with a blank query.
 pub const QUERY_REQUIRED_FOR_SEARCH: &str = "query is required for search";
+/// A compare-and-swap write refused: the entry changed since the caller read it.
+pub const STALE_VERSION: &str = "Memory conflict: stale version";
 
 /// `- <name> (<type>, modified <ISO>) — <description> [<file>]` (PM-39).
 pub fn list_line(meta: &EntryMeta, file: &str) -> String {

@@ -71,7 +71,7 @@
 //! * The stemmer is English-only and deliberately light (ASCII words, one suffix); other
 //!   languages are matched on their surface forms (and CJK by bigrams).
 //! * Scores are comparable within one index only; the cutoff constants were tuned on the
-//!   retrieval set in `memory-agent/tests/retrieval` and may need re-tuning if weights change.
+//!   retrieval set in `memory-agent/tests/all/retrieval` and may need re-tuning if weights change.
 
 #![forbid(unsafe_code)]
 
