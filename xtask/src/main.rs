@@ -24,6 +24,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
+#[cfg(test)]
+mod tidy;
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
