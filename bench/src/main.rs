@@ -11,7 +11,7 @@ mod store;
 mod surfacing;
 mod timing;
 
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
 
 /// A benchmark group: name and entry point.
 type Group = (&'static str, fn() -> Result<()>);
@@ -23,6 +23,12 @@ const GROUPS: &[Group] = &[
     ("store", store::run),
     ("surfacing", surfacing::run),
 ];
+
+/// A temp path as the UTF-8 path the store takes.
+fn utf8(path: &std::path::Path) -> Result<camino::Utf8PathBuf> {
+    camino::Utf8PathBuf::from_path_buf(path.to_path_buf())
+        .map_err(|p| anyhow!("{} is not a UTF-8 path", p.display()))
+}
 
 fn main() -> Result<()> {
     let wanted: Vec<String> = std::env::args().skip(1).collect();

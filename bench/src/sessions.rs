@@ -1,4 +1,4 @@
-//! Group `sessions`: `memory_agent::sessions::search_sessions` over >= 1 GiB of generated pi
+//! Group `sessions`: `memory_agent::pi::sessions::search_sessions` over >= 1 GiB of generated pi
 //! session files against `rg -F -i` on the same directory, in the same run.
 //!
 //! The corpus imitates pi 1.6.0 files (`pi-host.md` §h): header, `session_info`, model and
@@ -15,7 +15,7 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail, ensure};
-use memory_agent::sessions::{SessionSearchOptions, search_sessions};
+use memory_agent::pi::sessions::{SessionSearchOptions, search_sessions};
 use serde_json::{Value, json};
 
 use crate::timing::{self, HEADER, Stats};

@@ -52,7 +52,7 @@ fn report(name: &str, ours: &Stats, raw: &Stats) {
 pub fn run() -> Result<()> {
     let tmp = tempfile::tempdir_in(std::env::temp_dir())?;
     let dir = tmp.path().join("mem");
-    let store = Store::new(&dir, StoreOptions::default());
+    let store = Store::new(crate::utf8(&dir)?, StoreOptions::default());
     fill(&store, 199)?;
     let index_len = std::fs::metadata(dir.join("MEMORY.md"))?.len() as usize;
     let entry_len =
@@ -83,7 +83,7 @@ pub fn run() -> Result<()> {
     println!("{}", row("list, 199-200 entries", &l200));
     let big = tmp.path().join("big");
     write_many(&big, 10_000)?;
-    let big_store = Store::new(&big, StoreOptions::default());
+    let big_store = Store::new(crate::utf8(&big)?, StoreOptions::default());
     let cold = measure(1, || big_store.list().map(|v| v.len()));
     let warm = measure(30, || big_store.list().map(|v| v.len()));
     println!(

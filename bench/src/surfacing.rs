@@ -12,8 +12,8 @@
 use std::path::Path;
 
 use anyhow::{Result, ensure};
-use memory_agent::surfacing::{Surfacer, SurfacingRequest};
-use memory_core::{Config, Store, StoreOptions};
+use memory_agent::{Surfacer, SurfacingOptions};
+use memory_core::{Store, StoreOptions};
 use memory_rank::{LexicalDoc, LexicalIndex};
 
 use crate::timing::{HEADER, Stats, fmt, measure, row, stats_of, time};
@@ -213,27 +213,27 @@ fn generate(dir: &Path, n: usize) -> Result<()> {
 fn size(root: &Path, n: usize, samples: usize, target_ms: f64) -> Result<()> {
     let dir = root.join(format!("mem-{n}"));
     generate(&dir, n)?;
-    let cfg = Config::default(); // lexical, maxFiles 3
+    let opts = SurfacingOptions::default(); // no model: lexical, maxFiles 3
     let mut prompts = PROMPTS.iter().cycle();
 
     // Cold: a new store (reads and parses every file) and a new surfacer (builds the index).
-    let store = Store::new(&dir, StoreOptions::default());
+    let store = Store::new(crate::utf8(&dir)?, StoreOptions::default());
     let (out, took) =
-        time(|| Surfacer::new().surface(&store, &cfg, SurfacingRequest::new(PROMPTS[0])));
+        time(|| Surfacer::new(opts.clone()).surface(&store, PROMPTS[0]));
     out?;
     let cold = stats_of(vec![took]);
     // A new surfacer on a warm store: the index build alone (a new session).
     let mut fresh = Vec::new();
     let new_session = measure(samples.min(20), || {
-        let mut s = Surfacer::new();
-        let out = s.surface(&store, &cfg, SurfacingRequest::new(PROMPTS[1]));
+        let mut s = Surfacer::new(opts.clone());
+        let out = s.surface(&store, PROMPTS[1]);
         fresh.push(s);
         out.map(|o| o.files.len())
     });
     drop(fresh);
 
-    let mut surfacer = Surfacer::new();
-    let first = surfacer.surface(&store, &cfg, SurfacingRequest::new(PROMPTS[0]))?;
+    let mut surfacer = Surfacer::new(opts.clone());
+    let first = surfacer.surface(&store, PROMPTS[0])?;
     ensure!(
         !first.files.is_empty() && first.message.starts_with("<relevant_memories>\n"),
         "the benchmark prompt must surface something"
@@ -242,7 +242,7 @@ fn size(root: &Path, n: usize, samples: usize, target_ms: f64) -> Result<()> {
     let warm = measure(samples, || {
         surfacer.reset();
         let prompt = prompts.next().copied().unwrap_or(PROMPTS[0]);
-        let out = surfacer.surface(&store, &cfg, SurfacingRequest::new(prompt));
+        let out = surfacer.surface(&store, prompt);
         if let Ok(o) = &out {
             surfaced += o.files.len();
         }

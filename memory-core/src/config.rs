@@ -296,14 +296,19 @@ impl Config {
     }
 }
 
-/// A problem found while loading configuration. Never fatal: the affected value falls back
-/// to its default and the problem is shown to the user.
+/// A problem found while loading configuration. Most are not fatal: the affected value (or
+/// a malformed file, VECTORS O9) falls back to its default and the problem is shown to the
+/// user. A file that exists but cannot be read is fatal: without it nobody knows where the
+/// user's memories live (`memoryDir`), and writing them to the default place would scatter
+/// them (PM-74, `Failed to load memory config: …`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigProblem {
     /// The file the problem is in.
     pub path: PathBuf,
     /// What is wrong, naming the key.
     pub message: String,
+    /// Whether memory must not start with this configuration.
+    pub fatal: bool,
 }
 
 impl fmt::Display for ConfigProblem {
@@ -317,10 +322,17 @@ impl fmt::Display for ConfigProblem {
 pub struct LoadedConfig {
     /// Effective configuration.
     pub config: Config,
-    /// Problems (malformed JSON, wrong types); empty when all is well.
+    /// Problems (malformed JSON, wrong types, unreadable files); empty when all is well.
     pub problems: Vec<ConfigProblem>,
     /// The files that were read, in layering order.
     pub sources: Vec<PathBuf>,
+}
+
+impl LoadedConfig {
+    /// The first problem that forbids starting memory (an existing file that cannot be read).
+    pub fn fatal(&self) -> Option<&ConfigProblem> {
+        self.problems.iter().find(|p| p.fatal)
+    }
 }
 
 /// Loads `<agent_dir>/memory.json`, then `<cwd>/.pi/memory.json` when `trusted`.
@@ -343,6 +355,7 @@ pub fn load_config(agent_dir: &Path, cwd: &Path, trusted: bool) -> LoadedConfig 
                 problems.push(ConfigProblem {
                     path: path.clone(),
                     message: format!("cannot read: {e}"),
+                    fatal: true,
                 });
                 continue;
             }
@@ -356,10 +369,12 @@ pub fn load_config(agent_dir: &Path, cwd: &Path, trusted: bool) -> LoadedConfig 
             Ok(_) => problems.push(ConfigProblem {
                 path,
                 message: "must contain a JSON object; file ignored".to_owned(),
+                fatal: false,
             }),
             Err(e) => problems.push(ConfigProblem {
                 path,
                 message: format!("malformed JSON ({e}); file ignored"),
+                fatal: false,
             }),
         }
     }
@@ -367,6 +382,7 @@ pub fn load_config(agent_dir: &Path, cwd: &Path, trusted: bool) -> LoadedConfig 
     problems.extend(messages.into_iter().map(|message| ConfigProblem {
         path: origin.clone(),
         message,
+        fatal: false,
     }));
     LoadedConfig {
         config,
@@ -822,6 +838,18 @@ mod tests {
         assert_eq!(loaded.problems.len(), 1);
         assert!(loaded.problems[0].message.starts_with("malformed JSON"));
         assert!(loaded.problems[0].to_string().contains("memory.json"));
+        assert_eq!(loaded.fatal(), None, "VECTORS O9: defaults, not a failure");
+    }
+
+    #[test]
+    fn pm74_an_unreadable_file_is_fatal() {
+        let tmp = tempfile::tempdir().unwrap();
+        // A directory where the file should be: it exists, and reading it fails.
+        std::fs::create_dir_all(tmp.path().join(CONFIG_FILE)).unwrap();
+        let loaded = load_config(tmp.path(), tmp.path(), false);
+        let fatal = loaded.fatal().expect("an unreadable memory.json is fatal");
+        assert!(fatal.message.starts_with("cannot read: "), "{}", fatal.message);
+        assert!(fatal.to_string().contains("memory.json"));
     }
 
     #[test]

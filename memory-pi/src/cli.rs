@@ -9,12 +9,12 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use clap::Args;
-use memory_agent::sessions::{ProjectSessions, SessionSearchOptions};
+use memory_agent::pi::sessions::{ProjectSessions, SessionSearchOptions};
 use memory_core::tool::{SessionSearch, VersionBook, list_text, search_text};
 use memory_core::{
-    AddRequest, Config, EntryType, LoadedConfig, LockState, Modules, Project, ReplaceRequest,
-    StoredEntry, WriteOutcome, default_agent_dir, home_dir, load_config, open_project,
-    status_block,
+    AddRequest, Config, EntryType, LoadedConfig, LockState, Modules, Notice, Project,
+    ReplaceRequest, StoredEntry, Version, WriteOutcome, default_agent_dir, home_dir,
+    load_config, open_project, status_block,
 };
 use serde_json::{Value, json};
 
@@ -63,6 +63,9 @@ impl Context {
                 sources: Vec::new(),
             },
         };
+        if let Some(fatal) = problems.iter().find(|p| p.fatal) {
+            bail!("Failed to load memory config: {fatal}");
+        }
         for p in &problems {
             eprintln!("pimem: warning: {p}");
         }
@@ -213,7 +216,7 @@ pub fn print_text(text: &str) -> Result<()> {
     Ok(())
 }
 
-fn print_notices(notices: &[String]) {
+fn print_notices(notices: &[Notice]) {
     for n in notices {
         eprintln!("pimem: note: {n}");
     }
@@ -231,13 +234,11 @@ fn read_content(value: String) -> Result<String> {
 }
 
 fn parse_type(value: Option<String>) -> Result<Option<EntryType>> {
-    value
-        .map(|t| {
-            t.trim()
-                .parse::<EntryType>()
-                .map_err(|_| anyhow!("type must be one of: user, feedback, project, reference"))
-        })
-        .transpose()
+    Ok(value.map(|t| t.trim().parse::<EntryType>()).transpose()?)
+}
+
+fn parse_version(value: Option<String>) -> Result<Option<Version>> {
+    Ok(value.map(|v| v.trim().parse::<Version>()).transpose()?)
 }
 
 fn entry_json(e: &StoredEntry) -> Value {
@@ -358,16 +359,15 @@ pub fn cmd_replace(ctx: &Context, args: ReplaceArgs) -> Result<()> {
         description: args.description,
         entry_type: parse_type(args.entry_type)?,
         body: args.content.map(read_content).transpose()?,
-        expected_version: args.expect_version,
+        expected_version: parse_version(args.expect_version)?,
     })?;
     print_write(ctx, &out, out.replaced_text())
 }
 
 /// `pimem remove`.
 pub fn cmd_remove(ctx: &Context, args: RemoveArgs) -> Result<()> {
-    let out = ctx
-        .store()
-        .remove(&args.name, args.expect_version.as_deref())?;
+    let expected = parse_version(args.expect_version)?;
+    let out = ctx.store().remove(&args.name, expected.as_ref())?;
     print_notices(&out.notices);
     if ctx.json {
         return print_json(&json!({ "name": out.name, "file": out.file }));
@@ -436,9 +436,10 @@ pub fn cmd_rename(ctx: &Context, args: RenameArgs) -> Result<()> {
         .read(&args.name)?
         .map(|e| e.meta.name.clone())
         .unwrap_or_else(|| args.name.clone());
+    let expected = parse_version(args.expect_version)?;
     let out = ctx
         .store()
-        .rename(&args.name, &args.new_name, args.expect_version.as_deref())?;
+        .rename(&args.name, &args.new_name, expected.as_ref())?;
     print_notices(&out.notices);
     if ctx.json {
         return print_json(&json!({

@@ -1,7 +1,7 @@
 //! The model-driven subcommands without pi: `pimem dream`, `pimem extract`, `pimem surface`.
 //!
-//! Models come from the same `memory.json` as in pi (`<task>.model` ?? `defaults.model`,
-//! `provider/model-id`), reached through an OpenAI-compatible endpoint
+//! The model is `--model provider/id`, else the task's model in `memory.json`
+//! (`<task>.model` ?? `defaults.model`), reached through an OpenAI-compatible endpoint
 //! (`memory_agent::HttpModel`):
 //! 1. `--model-url URL` (or `PIMEM_MODEL_URL`) with the key from the environment variable
 //!    named by `--api-key-env` (or `PIMEM_API_KEY_ENV`);
@@ -10,24 +10,34 @@
 //!    `openai-completions`.
 //!
 //! Plain `http://` endpoints work in every build; `https://` needs the `http-tls` feature.
-//! The API key is never printed.
+//! The API key is never printed. On a terminal, a dream or extraction shows its progress on
+//! stderr (each turn, each tool call as it lands, the elapsed time).
 
-use std::io::Read;
+use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use clap::Args;
-use memory_agent::nudge::count_project_sessions;
-use memory_agent::sessions::{ProjectSessions, SessionSearchOptions};
-use memory_agent::{CancelToken, HttpModel, run_dream, run_extract};
+use memory_agent::pi::sessions::{ProjectSessions, SessionSearchOptions};
+use memory_agent::pi::transcript;
+use memory_agent::{
+    CancelToken, DreamOptions, ExtractOptions, HttpModel, Model, RunObserver, Selector,
+    SurfacingOptions, SurfacingRequest, ToolCallRecord, Turn, run_dream, run_extract,
+};
 use memory_core::{Config, Task};
 use serde_json::{Value, json};
 
 use crate::cli::{Context, confirm, print_json, print_text};
 
-/// Where the model endpoint comes from (global to the model subcommands).
+/// Which model and where it answers (shared by the model subcommands).
 #[derive(Args, Clone, Default)]
 pub struct ModelArgs {
+    /// The model, `provider/model-id` as in memory.json [default: the task's model in
+    /// memory.json].
+    #[arg(long, value_name = "PROVIDER/ID")]
+    model: Option<String>,
     /// OpenAI-compatible base URL (`.../v1`) [env: PIMEM_MODEL_URL]; default: the provider's
     /// `baseUrl` in pi's models.json.
     #[arg(long = "model-url", value_name = "URL")]
@@ -68,23 +78,31 @@ pub struct SurfaceArgs {
 
 fn no_model(task: Task) -> anyhow::Error {
     let key = task.key();
-    anyhow!("no model for {key} — set \"{key}.model\" or \"defaults.model\" in memory.json")
+    anyhow!(
+        "no model for {key} — set \"{key}.model\" or \"defaults.model\" in memory.json, or pass --model"
+    )
 }
 
-/// Builds the HTTP model for a task's configured `provider/model-id`.
+/// `provider/id` → `id`, what an OpenAI-compatible server calls the model (pi's registry
+/// key carries the provider; split at the first `/`, ids may contain more).
+fn wire_model_id(spec: &str) -> &str {
+    spec.split_once('/').map_or(spec, |(_, id)| id)
+}
+
+fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// Builds the HTTP model for `spec` (`provider/model-id`).
 fn http_model(ctx: &Context, spec: &str, args: &ModelArgs) -> Result<HttpModel> {
-    let url = args.model_url.clone().or_else(|| {
-        std::env::var("PIMEM_MODEL_URL")
-            .ok()
-            .filter(|v| !v.is_empty())
-    });
-    let key_env = args.api_key_env.clone().or_else(|| {
-        std::env::var("PIMEM_API_KEY_ENV")
-            .ok()
-            .filter(|v| !v.is_empty())
-    });
+    let url = args.model_url.clone().or_else(|| env_var("PIMEM_MODEL_URL"));
+    let key_env = args
+        .api_key_env
+        .clone()
+        .or_else(|| env_var("PIMEM_API_KEY_ENV"));
+    let id = wire_model_id(spec);
     if let Some(url) = url {
-        let model = HttpModel::new(url);
+        let model = HttpModel::new(url, id);
         return match key_env {
             Some(var) => model.with_api_key_env(&var).map_err(|e| anyhow!("{e}")),
             None => Ok(model),
@@ -123,7 +141,7 @@ fn http_model(ctx: &Context, spec: &str, args: &ModelArgs) -> Result<HttpModel> 
             path.display()
         )
     })?;
-    let mut model = HttpModel::new(base);
+    let mut model = HttpModel::new(base, id);
     if let Some(var) = key_env {
         model = model.with_api_key_env(&var).map_err(|e| anyhow!("{e}"))?;
     } else if let Some(key) = p["apiKey"].as_str() {
@@ -136,17 +154,21 @@ fn http_model(ctx: &Context, spec: &str, args: &ModelArgs) -> Result<HttpModel> 
     Ok(model)
 }
 
-fn task_model(ctx: &Context, task: Task, args: &ModelArgs) -> Result<(String, HttpModel)> {
-    let spec = ctx
-        .config()
-        .task_model(task)
-        .ok_or_else(|| no_model(task))?;
-    Ok((spec.to_owned(), http_model(ctx, spec, args)?))
+/// The task's model: `--model`, else memory.json's; `None` when neither names one.
+fn task_model(ctx: &Context, task: Task, args: &ModelArgs) -> Result<Option<HttpModel>> {
+    match args
+        .model
+        .as_deref()
+        .or_else(|| ctx.config().task_model(task))
+    {
+        Some(spec) => Ok(Some(http_model(ctx, spec, args)?)),
+        None => Ok(None),
+    }
 }
 
-fn sessions(ctx: &Context, cfg: &Config) -> Option<ProjectSessions> {
+fn sessions(ctx: &Context, cfg: &Config) -> Option<Arc<ProjectSessions>> {
     ctx.agent_dir().map(|dir| {
-        ProjectSessions::for_agent_dir(
+        Arc::new(ProjectSessions::for_agent_dir(
             dir,
             ctx.cwd(),
             SessionSearchOptions {
@@ -154,37 +176,72 @@ fn sessions(ctx: &Context, cfg: &Config) -> Option<ProjectSessions> {
                 max_matches: cfg.session_search.max_matches,
                 ..SessionSearchOptions::default()
             },
-        )
+        ))
     })
+}
+
+/// Progress of a long run on stderr: `[12.3s] turn 2`, then one line per tool call.
+struct Progress {
+    started: Instant,
+}
+
+impl Progress {
+    /// The observer list for a run: progress only when stderr is a terminal.
+    fn observers() -> Vec<Arc<dyn RunObserver>> {
+        if std::io::stderr().is_terminal() {
+            vec![Arc::new(Progress {
+                started: Instant::now(),
+            })]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn line(&self, text: &str) {
+        let secs = self.started.elapsed().as_secs_f64();
+        let _ = writeln!(std::io::stderr(), "[{secs:6.1}s] {text}");
+    }
+}
+
+impl RunObserver for Progress {
+    fn turn_started(&self, _task: Task, turn: usize) {
+        self.line(&format!("turn {turn}: asking the model…"));
+    }
+
+    fn tool_called(&self, _task: Task, record: &ToolCallRecord) {
+        let action = record
+            .call
+            .arguments
+            .get("action")
+            .and_then(Value::as_str)
+            .unwrap_or("?");
+        let first = record.output.text.lines().next().unwrap_or("");
+        let mark = if record.output.is_error { "✗" } else { "✓" };
+        let shown: String = first.chars().take(100).collect();
+        self.line(&format!("  {mark} {action}: {shown}"));
+    }
 }
 
 /// `pimem dream` (PM-69): confirm, then consolidate with the dream model.
 pub fn cmd_dream(ctx: &Context, args: DreamArgs) -> Result<()> {
-    let (_, model) = task_model(ctx, Task::Dream, &args.model)?;
-    if !args.yes {
-        let question = "Consolidate all memory files? This rewrites them in-place.";
-        if !confirm(question)? {
-            return Ok(());
-        }
+    let model = task_model(ctx, Task::Dream, &args.model)?.ok_or_else(|| no_model(Task::Dream))?;
+    if !args.yes && !confirm(memory_agent::dream::DREAM_CONFIRM_BODY)? {
+        return Ok(());
     }
     let cfg = ctx.config();
     let sessions = sessions(ctx, cfg);
-    let session_count = sessions
-        .as_ref()
-        .and_then(|s| count_project_sessions(s).ok())
-        .unwrap_or(0);
-    eprintln!("Consolidating memory...");
-    let out = run_dream(
-        ctx.store(),
-        &model,
-        cfg,
-        session_count,
-        sessions.as_ref().map(|s| s as _),
-        &CancelToken::new(),
-    )
-    .map_err(|e| anyhow!("{}", memory_agent::dream_failed_text(&e)))?;
+    let mut opts = DreamOptions::from(cfg);
+    opts.session_count = sessions.as_ref().and_then(|s| s.count().ok()).unwrap_or(0);
+    opts.sessions = sessions.map(|s| s as _);
+    opts.observers.extend(Progress::observers());
+    eprintln!("{}", memory_agent::dream::DREAM_STATUS_TEXT);
+    let out = run_dream(ctx.store(), &model, &opts, &CancelToken::new())
+        .map_err(|e| anyhow!("{}", memory_agent::dream_failed_text(&e)))?;
     for n in &out.run.notices {
         eprintln!("pimem: note: {n}");
+    }
+    for w in &out.run.warnings {
+        eprintln!("pimem: warning: {w}");
     }
     if ctx.json() {
         return print_json(&json!({
@@ -209,19 +266,19 @@ pub fn cmd_extract(ctx: &Context, args: ExtractArgs) -> Result<()> {
     };
     let messages: Vec<Value> = serde_json::from_str(&text)
         .context("--messages must hold a JSON array of pi agent messages")?;
-    let (_, model) = task_model(ctx, Task::ExtractMemories, &args.model)?;
+    let model = task_model(ctx, Task::ExtractMemories, &args.model)?
+        .ok_or_else(|| no_model(Task::ExtractMemories))?;
     let cfg = ctx.config();
-    let sessions = sessions(ctx, cfg);
-    let out = run_extract(
-        ctx.store(),
-        &model,
-        cfg,
-        &messages,
-        &[],
-        sessions.as_ref().map(|s| s as _),
-        &CancelToken::new(),
-    )
-    .map_err(|e| anyhow!("{}", memory_agent::extract_failed_text(&e)))?;
+    let mut opts = ExtractOptions::from(cfg);
+    opts.sessions = sessions(ctx, cfg).map(|s| s as _);
+    opts.observers.extend(Progress::observers());
+    let messages = transcript::from_agent_messages(&messages);
+    let turn = Turn {
+        messages: &messages,
+        instructions: &[],
+    };
+    let out = run_extract(ctx.store(), &model, &turn, &opts, &CancelToken::new())
+        .map_err(|e| anyhow!("{}", memory_agent::extract_failed_text(&e)))?;
     let text = out
         .notification()
         .unwrap_or_else(|| "Nothing extracted.".to_owned());
@@ -234,20 +291,20 @@ pub fn cmd_extract(ctx: &Context, args: ExtractArgs) -> Result<()> {
 /// `pimem surface`: which memories a prompt would surface, and the exact hidden message.
 pub fn cmd_surface(ctx: &Context, args: SurfaceArgs) -> Result<()> {
     let cfg = ctx.config();
-    let spec = cfg.task_model(Task::AutoSurfacing).map(str::to_owned);
-    let model = match (&spec, cfg.effective_selector()) {
-        (Some(spec), memory_core::Selector::Model | memory_core::Selector::Hybrid) => {
-            Some(http_model(ctx, spec, &args.model)?)
-        }
-        _ => None,
+    let opts = SurfacingOptions::from(cfg);
+    // A model only when the selector can use one (lexical never calls a model).
+    let model = match opts.selector {
+        Selector::Lexical => None,
+        _ => task_model(ctx, Task::AutoSurfacing, &args.model)?,
     };
-    let mut request = memory_agent::SurfacingRequest::new(&args.prompt);
-    if let Some(m) = &model {
-        request = request.with_model(m);
-    }
-    let out = memory_agent::Surfacer::new().surface(ctx.store(), cfg, request)?;
+    let request =
+        SurfacingRequest::new(&args.prompt).with_model(model.as_ref().map(|m| m as &dyn Model));
+    let out = memory_agent::Surfacer::new(opts).surface(ctx.store(), request)?;
     if let Some(reason) = &out.fallback {
         eprintln!("pimem: note: model selection failed ({reason}); used the lexical choice");
+    }
+    for w in &out.warnings {
+        eprintln!("pimem: warning: {w}");
     }
     if ctx.json() {
         return print_json(&json!({

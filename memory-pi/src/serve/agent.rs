@@ -1,135 +1,144 @@
 //! The model-driven behaviour, run through `memory-agent` with [`PiModel`]: surfacing on each
 //! user turn, extraction after a settled run, `/dream`, and the dream nudge.
+//!
+//! A module uses a model only when `/memory` shows it on (configured and resolvable by pi):
+//! then its [`PiModel`] is passed to the library; otherwise none is, and surfacing is
+//! lexical.
 
 use std::sync::Arc;
 
-use memory_agent::dream::run_dream;
 use memory_agent::extract::{ExtractOutcome, extract_failed_text, run_extract};
-use memory_agent::nudge::{count_project_sessions, should_nudge};
-use memory_agent::surfacing::SurfacingRequest;
-use memory_core::ModuleState;
+use memory_agent::pi::{project_instructions, transcript};
+use memory_agent::{
+    DreamOptions, ExtractOptions, Model, NudgeThresholds, SurfacingRequest, Surfaced, Turn,
+    dream_failed_text, run_dream, should_nudge,
+};
+use memory_core::{ModuleState, Task};
 use serde_json::{Value, json};
 
 use super::Server;
 use super::pimodel::PiModel;
-use super::rpc::lock;
 use super::session::Session;
 
-/// A surfaced message for one turn.
-pub struct Surfaced {
-    /// The `<relevant_memories>` content.
-    pub content: String,
-    /// The entry files it holds.
-    pub files: Vec<String>,
-    /// `N` of `Recalled: N entries`.
-    pub recalled: usize,
+/// The model for `task` when its module is on.
+fn model_for(server: &Server, session: &Session, task: Task) -> Option<PiModel> {
+    let state = match task {
+        Task::Dream => &session.modules.dream,
+        Task::ExtractMemories => &session.modules.extract_memories,
+        Task::AutoSurfacing => &session.modules.auto_surfacing,
+    };
+    match state {
+        ModuleState::On(_) => PiModel::for_task(server.peer.clone(), &session.cfg, task),
+        _ => None,
+    }
 }
 
 /// Surfacing for one user prompt (PM-60..64). Lexical selection needs no model; the model
 /// and hybrid selectors ask pi's model and fall back to lexical on any failure. Files already
-/// surfaced this session are never surfaced again.
+/// surfaced this session are never surfaced again. `None` when nothing is surfaced.
 pub fn surface(server: &Server, session: &Session, prompt: &str) -> Option<Surfaced> {
-    let project = session.project.as_ref()?;
-    let model = match &session.modules.auto_surfacing {
-        ModuleState::On(_) => Some(PiModel::new(server.peer.clone())),
-        _ => None,
-    };
-    let mut req = SurfacingRequest::new(prompt).with_cancel(server.tasks.token());
-    if let Some(m) = &model {
-        req = req.with_model(m);
+    let project = session.project().ok()?;
+    let model = model_for(server, session, Task::AutoSurfacing);
+    let req = SurfacingRequest::new(prompt)
+        .with_model(model.as_ref().map(|m| m as &dyn Model))
+        .with_cancel(server.tasks.token());
+    if model.is_some() {
         server.status(session, "surfacing", Some("Searching relevant memories…"));
     }
-    let outcome = lock(&session.surfacer).surface(&project.store, &session.cfg, req);
+    let outcome = session.surfacer.lock().surface(&project.store, req);
     if model.is_some() {
         server.status(session, "surfacing", None);
     }
     match outcome {
-        Ok(s) if !s.message.is_empty() => Some(Surfaced {
-            content: s.message,
-            files: s.files,
-            recalled: s.recalled,
-        }),
+        Ok(s) => {
+            for w in &s.warnings {
+                server.notify_user(w, "warning");
+            }
+            (!s.message.is_empty()).then_some(s)
+        }
         // PM-60: any failure injects nothing.
-        _ => None,
+        Err(_) => None,
     }
+}
+
+/// Remembers the `<project_instructions>` blocks of the turn's system prompt (PM-67).
+pub fn remember_instructions(session: &Session, system_prompt: &str) {
+    session.live.lock().instructions = project_instructions(system_prompt);
 }
 
 /// Starts extraction over a settled run's messages in the background (PM-65..68).
 pub fn spawn_extract(server: &Arc<Server>, session: Arc<Session>, messages: Vec<Value>) {
-    let model = match &session.modules.extract_memories {
-        ModuleState::On(_) => PiModel::new(server.peer.clone()),
-        _ => {
-            // Enabled without a usable model: report it like a failed extraction, once.
-            let text = format!(
-                "Extract failed: {}",
-                session.model_problem(memory_core::Task::ExtractMemories)
-            );
-            report_failure_once(server, &session, &text);
-            return;
-        }
+    let Some(model) = model_for(server, &session, Task::ExtractMemories) else {
+        // Enabled without a usable model: report it like a failed extraction, once.
+        let text = format!(
+            "Extract failed: {}",
+            session.model_problem(Task::ExtractMemories)
+        );
+        report_failure_once(server, &session, &text);
+        return;
     };
     let cancel = server.tasks.token();
     let server = server.clone();
     server.tasks.clone().spawn("pimem-extract", move || {
-        let Some(project) = &session.project else {
+        let Ok(project) = session.project() else {
             return;
         };
-        let blocks = lock(&session.live).instructions.clone();
-        let outcome = run_extract(
-            &project.store,
-            &model,
-            &session.cfg,
-            &messages,
-            &blocks,
-            Some(&session.sessions),
-            &cancel,
-        );
-        match outcome {
-            Ok(ExtractOutcome::Done(run)) => {
-                for n in &run.notices {
-                    server.notify_user(n, "warning");
+        let instructions = session.live.lock().instructions.clone();
+        let messages = transcript::from_agent_messages(&messages);
+        let turn = Turn {
+            messages: &messages,
+            instructions: &instructions,
+        };
+        let opts = ExtractOptions {
+            sessions: Some(session.sessions.clone()),
+            ..ExtractOptions::from(&session.cfg)
+        };
+        match run_extract(&project.store, &model, &turn, &opts, &cancel) {
+            Ok(outcome) => {
+                if let ExtractOutcome::Done(run) = &outcome {
+                    for n in &run.notices {
+                        server.notify_user(&n.to_string(), "warning");
+                    }
+                    for w in &run.warnings {
+                        server.notify_user(w, "warning");
+                    }
                 }
-                if let Some(text) = ExtractOutcome::Done(run).notification() {
+                if let Some(text) = outcome.notification() {
                     server.notify_user(&text, "info");
                 }
             }
-            Ok(ExtractOutcome::Skipped(_)) => {}
             Err(e) => report_failure_once(&server, &session, &extract_failed_text(&e)),
         }
     });
 }
 
 fn report_failure_once(server: &Server, session: &Session, text: &str) {
-    let first = {
-        let mut live = lock(&session.live);
-        !std::mem::replace(&mut live.extract_error_shown, true)
-    };
+    let first = !std::mem::replace(&mut session.live.lock().extract_error_shown, true);
     if first {
         server.notify_user(text, "error");
     }
 }
 
-/// Runs a dream round (PM-69). `Ok(summary)` or `Err(message)` (without the
-/// `Dream failed: ` prefix).
+/// Runs a dream round (PM-69): `Ok(summary)` or `Err(Dream failed: …)`.
 pub fn dream(server: &Server, session: &Session) -> Result<String, String> {
     let project = session
-        .project
-        .as_ref()
-        .ok_or_else(|| "memory is not initialized".to_owned())?;
-    let count = count_project_sessions(&session.sessions).unwrap_or(0);
-    let model = PiModel::new(server.peer.clone());
+        .project()
+        .map_err(|errors| errors.join("; "))?;
+    let model = model_for(server, session, Task::Dream)
+        .ok_or_else(|| format!("Dream failed: {}", session.model_problem(Task::Dream)))?;
+    let opts = DreamOptions {
+        session_count: session.sessions.count().unwrap_or(0),
+        sessions: Some(session.sessions.clone()),
+        ..DreamOptions::from(&session.cfg)
+    };
     let _task = server.tasks.enter();
-    let outcome = run_dream(
-        &project.store,
-        &model,
-        &session.cfg,
-        count,
-        Some(&session.sessions),
-        &server.tasks.token(),
-    )
-    .map_err(|e| e.to_string())?;
+    let outcome = run_dream(&project.store, &model, &opts, &server.tasks.token())
+        .map_err(|e| dream_failed_text(&e))?;
     for n in &outcome.run.notices {
-        server.notify_user(n, "warning");
+        server.notify_user(&n.to_string(), "warning");
+    }
+    for w in &outcome.run.warnings {
+        server.notify_user(w, "warning");
     }
     Ok(outcome.summary)
 }
@@ -140,15 +149,17 @@ pub fn nudge(session: &Session) -> Value {
     if !session.info.has_ui || session.info.child {
         return Value::Null;
     }
-    let (Some(project), ModuleState::On(_)) = (&session.project, &session.modules.dream) else {
+    let (Some(project), ModuleState::On(_)) = (session.project_if_open(), &session.modules.dream)
+    else {
         return Value::Null;
     };
-    let Ok(count) = count_project_sessions(&session.sessions) else {
+    let Ok(count) = session.sessions.count() else {
         return Value::Null;
     };
     let store = &project.store;
     let now = store.options().clock.now();
-    match should_nudge(store.dream_meta().as_ref(), count, now, &session.cfg.dream) {
+    let thresholds = NudgeThresholds::from(&session.cfg.dream);
+    match should_nudge(store.dream_meta().as_ref(), count, now, &thresholds) {
         Some(n) => json!({ "title": n.title(), "body": n.body() }),
         None => Value::Null,
     }

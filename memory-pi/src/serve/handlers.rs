@@ -4,13 +4,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use memory_core::tool::{self, MAIN_ACTIONS, TOOL_DESCRIPTION, TOOL_NAME, Target};
-use memory_core::{LockState, ModuleState, Task, misconfigured_block, status_block};
+use memory_agent::dream::{DREAM_CONFIRM_BODY, DREAM_CONFIRM_TITLE, DREAM_STATUS_TEXT};
+use memory_core::tool::{self, MAIN_ACTIONS, TOOL_DESCRIPTION, TOOL_NAME};
+use memory_core::{LockState, Target, misconfigured_block, status_block};
 use serde_json::{Value, json};
 
 use super::agent;
 use super::params::Params;
-use super::rpc::{RpcError, code, lock};
+use super::rpc::{RpcError, code};
 use super::section::{self, RECORD_TYPE, SECTION_NAME};
 use super::session::{self, Session, notification};
 use super::{PROTOCOL, Server};
@@ -69,7 +70,7 @@ pub fn session_start(server: &Server, p: Params<'_>) -> Result<Value, RpcError> 
     let started = session::start(&server.peer, p)?;
     let session = Arc::new(started.session);
     let (value, record) = {
-        let live = lock(&session.live);
+        let live = session.live.lock();
         let record = started.record.then(|| section::record_json(&live.section));
         (live.section.value.clone(), record)
     };
@@ -78,9 +79,9 @@ pub fn session_start(server: &Server, p: Params<'_>) -> Result<Value, RpcError> 
     server.set_session(session.clone());
     // Read every entry now, while pi is still starting, so the first surfacing finds the
     // store's cache warm.
-    if session.project.is_some() && !session.info.child {
+    if session.project_if_open().is_some() && !session.info.child {
         server.tasks.spawn("pimem-warm", move || {
-            if let Some(p) = &session.project {
+            if let Some(p) = session.project_if_open() {
                 let _ = p.store.list();
                 // Temp and lock-record files left by killed processes (dot files, invisible
                 // to listings) are tidied here, off the critical path.
@@ -105,7 +106,7 @@ pub fn before_start(server: &Server, p: Params<'_>) -> Result<Value, RpcError> {
     let Some(session) = server.session() else {
         return Ok(json!({ "message": null, "notify": null }));
     };
-    lock(&session.live).instructions = section::project_instructions(system_prompt);
+    agent::remember_instructions(&session, system_prompt);
     let skip = session.info.child
         || prompt.trim().is_empty()
         || message_type != "user"
@@ -118,11 +119,11 @@ pub fn before_start(server: &Server, p: Params<'_>) -> Result<Value, RpcError> {
         Some(s) => json!({
             "message": {
                 "customType": "memory-auto-surfacing",
-                "content": s.content,
+                "content": s.message,
                 "display": false,
                 "details": { "files": s.files },
             },
-            "notify": format!("Recalled: {} entries", s.recalled),
+            "notify": s.notification(),
         }),
         None => json!({ "message": null, "notify": null }),
     })
@@ -149,8 +150,8 @@ pub fn compact(server: &Server) -> Result<Value, RpcError> {
     let Some(session) = server.session() else {
         return Ok(json!({ "section": "", "record": null }));
     };
-    let Some(project) = &session.project else {
-        let live = lock(&session.live);
+    let Ok(project) = session.project() else {
+        let live = session.live.lock();
         return Ok(json!({ "section": live.section.value, "record": null }));
     };
     let cfg = &session.cfg;
@@ -166,8 +167,8 @@ pub fn compact(server: &Server) -> Result<Value, RpcError> {
                 format!("cannot read the memory index: {e}"),
             )
         })?;
-    lock(&session.surfacer).reset();
-    let mut live = lock(&session.live);
+    session.surfacer.lock().reset();
+    let mut live = session.live.lock();
     live.section = fresh;
     Ok(json!({
         "section": live.section.value,
@@ -181,23 +182,22 @@ pub fn tool_execute(server: &Server, p: Params<'_>) -> Result<Value, RpcError> {
     let Some(session) = server.session() else {
         return Ok(tool_error("Memory not initialized (no session_start yet)"));
     };
-    let Some(project) = &session.project else {
-        let first = session
-            .errors
-            .first()
-            .map(String::as_str)
-            .unwrap_or("unknown error");
-        return Ok(tool_error(&format!(
-            "Memory not initialized — {first}; run /memory for details"
-        )));
+    let project = match session.project() {
+        Ok(p) => p,
+        Err(errors) => {
+            let first = errors.first().map(String::as_str).unwrap_or("unknown error");
+            return Ok(tool_error(&format!(
+                "Memory not initialized — {first}; run /memory for details"
+            )));
+        }
     };
     let out = {
-        let mut versions = lock(&session.versions);
+        let mut versions = session.versions.lock();
         tool::execute(
             Target::Store(&project.store),
             MAIN_ACTIONS,
             args,
-            Some(&session.sessions),
+            Some(session.sessions.as_ref()),
             &mut versions,
         )
     };
@@ -206,7 +206,7 @@ pub fn tool_execute(server: &Server, p: Params<'_>) -> Result<Value, RpcError> {
             server.notify_user(&format!("Saved: {name}"), "info");
         }
         for n in &out.notices {
-            server.notify_user(n, "warning");
+            server.notify_user(&n.to_string(), "warning");
         }
     }
     Ok(json!({
@@ -216,7 +216,7 @@ pub fn tool_execute(server: &Server, p: Params<'_>) -> Result<Value, RpcError> {
             "action": args.get("action").cloned().unwrap_or(Value::Null),
             "wrote": out.wrote,
             "saved": out.saved,
-            "notices": out.notices,
+            "notices": out.notices.iter().map(ToString::to_string).collect::<Vec<_>>(),
         },
     }))
 }
@@ -255,10 +255,11 @@ fn status(server: &Server) -> Value {
     let Some(session) = server.session() else {
         return reply("Memory not initialized.", "info");
     };
-    let Some(project) = &session.project else {
-        return reply(misconfigured_block(&session.errors), "error");
+    let project = match session.project() {
+        Ok(p) => p,
+        Err(errors) => return reply(misconfigured_block(&errors), "error"),
     };
-    let inject = lock(&session.live).section.clone();
+    let inject = session.live.lock().section.clone();
     match status_block(
         &project.store,
         &session.cfg,
@@ -275,7 +276,7 @@ fn unlock(server: &Server, confirmed: bool) -> Value {
     let Some(session) = server.session() else {
         return reply("Memory not initialized.", "info");
     };
-    let Some(project) = &session.project else {
+    let Ok(project) = session.project() else {
         return reply("No lock present.", "info");
     };
     let store = &project.store;
@@ -306,16 +307,10 @@ fn dream(server: &Server, confirmed: bool) -> Value {
     let Some(session) = server.session() else {
         return reply("Memory not initialized.", "info");
     };
-    let Some(_) = &session.project else {
-        return reply(misconfigured_block(&session.errors), "error");
-    };
-    if !confirmed
-        && !server.confirm(
-            &session,
-            "Dream",
-            "Consolidate all memory files? This rewrites them in-place.",
-        )
-    {
+    if let Err(errors) = session.project() {
+        return reply(misconfigured_block(&errors), "error");
+    }
+    if !confirmed && !server.confirm(&session, DREAM_CONFIRM_TITLE, DREAM_CONFIRM_BODY) {
         if session.info.has_ui {
             return silent();
         }
@@ -325,18 +320,12 @@ fn dream(server: &Server, confirmed: bool) -> Value {
             "warning",
         );
     }
-    if !matches!(session.modules.dream, ModuleState::On(_)) {
-        return reply(
-            format!("Dream failed: {}", session.model_problem(Task::Dream)),
-            "error",
-        );
-    }
-    server.status(&session, "dream", Some("Consolidating memory..."));
+    server.status(&session, "dream", Some(DREAM_STATUS_TEXT));
     let outcome = agent::dream(server, &session);
     server.status(&session, "dream", None);
     match outcome {
         Ok(summary) => reply(summary, "info"),
-        Err(msg) => reply(format!("Dream failed: {msg}"), "error"),
+        Err(text) => reply(text, "error"),
     }
 }
 

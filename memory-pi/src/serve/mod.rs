@@ -106,14 +106,15 @@ mod tasks;
 
 use std::io::{self, BufRead, Write};
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Result;
+use parking_lot::{Condvar, Mutex};
 use serde_json::{Value, json};
 
 use params::Params;
-use rpc::{Framed, MAX_LINE_BYTES, Peer, RpcError, code, lock, read_line_capped};
+use rpc::{Framed, MAX_LINE_BYTES, Peer, RpcError, code, read_line_capped};
 use session::Session;
 use tasks::Tasks;
 
@@ -153,35 +154,31 @@ impl Server {
 
     /// The current session, once every `session/start` read before now has finished.
     fn session(&self) -> Option<Arc<Session>> {
-        let mut n = lock(&self.starting);
+        let mut n = self.starting.lock();
         let deadline = std::time::Instant::now() + START_WAIT;
         while *n > 0 {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             if left.is_zero() {
                 break;
             }
-            n = self
-                .started
-                .wait_timeout(n, left)
-                .map(|(g, _)| g)
-                .unwrap_or_else(|p| p.into_inner().0);
+            self.started.wait_for(&mut n, left);
         }
         drop(n);
-        lock(&self.session).clone()
+        self.session.lock().clone()
     }
 
     fn start_begins(&self) {
-        *lock(&self.starting) += 1;
+        *self.starting.lock() += 1;
     }
 
     fn start_ends(&self) {
-        let mut n = lock(&self.starting);
+        let mut n = self.starting.lock();
         *n = n.saturating_sub(1);
         self.started.notify_all();
     }
 
     fn set_session(&self, s: Arc<Session>) {
-        *lock(&self.session) = Some(s);
+        *self.session.lock() = Some(s);
     }
 }
 

@@ -1,11 +1,16 @@
 //! [`PiModel`]: `memory_agent::Model` over the connection. Every completion becomes a
 //! `model/complete` request to pi, which runs it through its own model registry (and so its
 //! credentials, providers and virtual models); the sidecar never sees an API key.
+//!
+//! pi names models `provider/model-id` and gives each task a thinking level in
+//! `memory.json`; both are pi's business, so they live here and not in the library's
+//! requests: one `PiModel` per task.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use memory_agent::{Completion, CompletionRequest, Model, ModelError};
+use memory_core::{Config, Task};
 use serde_json::json;
 
 use super::rpc::{CallError, Peer, code};
@@ -18,27 +23,36 @@ const REPLY_GRACE: Duration = Duration::from_millis(500);
 #[derive(Clone)]
 pub struct PiModel {
     peer: Arc<Peer>,
+    /// `provider/model-id`, resolved by pi's registry.
+    model: String,
+    /// pi's thinking level (`off`, `low`, `high`, ...).
+    think_level: String,
 }
 
 impl PiModel {
-    /// A model forwarding to the pi on the other end of `peer`.
-    pub fn new(peer: Arc<Peer>) -> Self {
-        PiModel { peer }
+    /// The model `memory.json` configures for `task` (`<task>.model` ?? `defaults.model`,
+    /// with the task's `thinkLevel`), forwarding to the pi on the other end of `peer`.
+    /// `None` when no model is configured.
+    pub fn for_task(peer: Arc<Peer>, cfg: &Config, task: Task) -> Option<Self> {
+        let think_level = match task {
+            Task::Dream => &cfg.dream.think_level,
+            Task::ExtractMemories => &cfg.extract_memories.think_level,
+            Task::AutoSurfacing => &cfg.auto_surfacing.think_level,
+        };
+        Some(PiModel {
+            peer,
+            model: cfg.task_model(task)?.to_owned(),
+            think_level: think_level.clone(),
+        })
     }
 }
 
 impl Model for PiModel {
     fn complete(&self, req: &CompletionRequest) -> Result<Completion, ModelError> {
-        if req.cancel.is_cancelled() {
-            return Err(ModelError::Cancelled);
-        }
-        let left = req.remaining();
-        if left.is_zero() {
-            return Err(ModelError::Timeout);
-        }
+        let left = req.check()?;
         let params = json!({
-            "model": req.model,
-            "thinkLevel": req.think_level,
+            "model": self.model,
+            "thinkLevel": self.think_level,
             "system": req.system,
             "messages": req.messages,
             "tools": req.tools,
@@ -57,7 +71,7 @@ impl Model for PiModel {
             Err(CallError::Cancelled) => Err(ModelError::Cancelled),
             Err(CallError::Closed) => Err(ModelError::Failed("pi closed the connection".into())),
             Err(CallError::Rpc(e)) if e.code == code::MODEL_UNRESOLVABLE => {
-                Err(ModelError::Unresolvable(req.model.clone()))
+                Err(ModelError::Unresolvable(self.model.clone()))
             }
             Err(CallError::Rpc(e)) if e.code == code::MODEL_FAILED => {
                 Err(ModelError::Failed(e.message))

@@ -9,10 +9,10 @@ use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use memory_agent::CancelToken;
+use parking_lot::Mutex;
 use serde_json::{Value, json};
 
 /// Longest accepted line (16 MiB); longer lines are discarded and answered with -32600.
@@ -119,12 +119,6 @@ pub struct Peer {
     closed: AtomicBool,
 }
 
-/// Locks a mutex, recovering the data of a poisoned one (a panicking worker must not take
-/// the connection down with it).
-pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 impl Peer {
     /// A peer writing to `out`.
     pub fn new(out: Box<dyn Write + Send>) -> Self {
@@ -141,7 +135,7 @@ impl Peer {
     fn send(&self, msg: &Value) {
         let mut line = msg.to_string();
         line.push('\n');
-        let mut out = lock(&self.out);
+        let mut out = self.out.lock();
         let _ = out.write_all(line.as_bytes()).and_then(|()| out.flush());
     }
 
@@ -170,7 +164,7 @@ impl Peer {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::channel();
         {
-            let mut pending = lock(&self.pending);
+            let mut pending = self.pending.lock();
             if self.closed.load(Ordering::SeqCst) {
                 return Err(CallError::Closed);
             }
@@ -199,7 +193,7 @@ impl Peer {
                 Err(RecvTimeoutError::Disconnected) => break Err(CallError::Closed),
             }
         };
-        lock(&self.pending).remove(&id);
+        self.pending.lock().remove(&id);
         outcome
     }
 
@@ -213,7 +207,7 @@ impl Peer {
             Some(e) if !e.is_null() => Err(RpcError::from_json(e)),
             _ => Ok(msg.get("result").cloned().unwrap_or(Value::Null)),
         };
-        if let Some(tx) = lock(&self.pending).remove(&id) {
+        if let Some(tx) = self.pending.lock().remove(&id) {
             let _ = tx.send(reply);
         }
     }
@@ -221,7 +215,7 @@ impl Peer {
     /// Marks the connection closed: every waiting and future request fails with
     /// [`CallError::Closed`].
     pub fn close(&self) {
-        let mut pending = lock(&self.pending);
+        let mut pending = self.pending.lock();
         self.closed.store(true, Ordering::SeqCst);
         pending.clear(); // dropping the senders wakes the waiters
     }
@@ -374,7 +368,7 @@ mod tests {
     struct Sink(std::sync::Arc<Mutex<Vec<u8>>>);
     impl Write for Sink {
         fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-            lock(&self.0).extend_from_slice(b);
+            self.0.lock().extend_from_slice(b);
             Ok(b.len())
         }
         fn flush(&mut self) -> io::Result<()> {
@@ -391,7 +385,7 @@ mod tests {
             std::thread::spawn(move || p2.request("ping", json!({}), Duration::from_secs(5), None));
         // wait until the request was written, then answer it
         let id = loop {
-            let text = String::from_utf8(lock(&sink.0).clone()).unwrap();
+            let text = String::from_utf8(sink.0.lock().clone()).unwrap();
             if let Some(line) = text.lines().next() {
                 let v: Value = serde_json::from_str(line).unwrap();
                 assert_eq!(v["method"], "ping");
@@ -431,12 +425,12 @@ mod tests {
             p2.request("model/complete", json!({}), Duration::from_secs(5), None)
         });
         loop {
-            if !lock(&peer.pending).is_empty() {
+            if !peer.pending.lock().is_empty() {
                 break;
             }
             std::thread::sleep(Duration::from_millis(2));
         }
-        let id = *lock(&peer.pending).keys().next().unwrap();
+        let id = *peer.pending.lock().keys().next().unwrap();
         peer.deliver(&json!({"id": id, "error": {"code": -32011, "message": "429 rate limited"}}));
         assert_eq!(
             waiter.join().unwrap(),

@@ -3,17 +3,19 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::Arc;
 use std::time::Duration;
 
-use memory_agent::sessions::{
+use memory_agent::pi::sessions::{
     ProjectSessions, SessionSearchOptions, default_session_root, session_dir_for_cwd,
 };
-use memory_agent::surfacing::Surfacer;
+use memory_agent::{Surfacer, SurfacingOptions};
 use memory_core::tool::VersionBook;
 use memory_core::{
-    Config, IndexSection, Modules, Project, Task, home_dir, load_config, open_project,
+    Config, IndexSection, LoadedConfig, Modules, Project, Task, home_dir, load_config,
+    open_project,
 };
+use parking_lot::Mutex;
 use serde_json::{Value, json};
 
 use super::params::Params;
@@ -76,12 +78,11 @@ pub struct Session {
     pub cfg: Config,
     /// Module states after model validation.
     pub modules: Modules,
-    /// Why the store could not be opened (the misconfigured state); empty when healthy.
-    pub errors: Vec<String>,
-    /// The opened project (absent in the misconfigured state).
-    pub project: Option<Project>,
+    /// The opened project, or why it could not be opened (the misconfigured state, retried
+    /// at every use so a fixed `memory.json` takes effect without restarting pi).
+    opened: Mutex<Result<Arc<Project>, Vec<String>>>,
     /// Past sessions of this project (the tool's `scope: "sessions"`).
-    pub sessions: ProjectSessions,
+    pub sessions: Arc<ProjectSessions>,
     /// Mutable state.
     pub live: Mutex<Live>,
     /// Surfacing state: what was surfaced this session (cleared at compaction, PM-64).
@@ -196,11 +197,12 @@ pub fn start(peer: &Peer, p: Params<'_>) -> Result<Started, RpcError> {
     let patches = p.array("sectionPatches")?;
 
     let loaded = load_config(&info.agent_dir, &info.cwd, info.trusted);
-    let cfg = loaded.config;
     let mut notifications = Vec::new();
-    for problem in &loaded.problems {
+    for problem in loaded.problems.iter().filter(|p| !p.fatal) {
         notifications.push(notification(format!("pimem: {problem}"), "warning"));
     }
+    let opened = open(&info, &loaded);
+    let cfg = loaded.config;
 
     let resolvable = resolve_models(peer, &cfg);
     let is_resolvable = |m: &str| resolvable.get(m).copied().unwrap_or(true);
@@ -221,14 +223,12 @@ pub fn start(peer: &Peer, p: Params<'_>) -> Result<Started, RpcError> {
         notifications.push(notification(text, "error"));
     }
 
-    let (project, errors) = match open_project(&cfg, &info.cwd, None, home_dir().as_deref()) {
-        Ok(p) => (Some(p), Vec::new()),
-        Err(e) => {
-            let msg = format!("Failed to initialize memory: {e}");
-            notifications.push(notification(msg.clone(), "error"));
-            (None, vec![msg])
+    let project = opened.as_ref().ok().cloned();
+    if let Err(errors) = &opened {
+        for e in errors {
+            notifications.push(notification(e.clone(), "error"));
         }
-    };
+    }
 
     let replayed = if info.reason == "new" {
         None // a new session never inherits a section
@@ -255,21 +255,21 @@ pub fn start(peer: &Peer, p: Params<'_>) -> Result<Started, RpcError> {
         (None, None) => (section::empty(), false),
     };
 
-    let sessions = project_sessions(&info, &cfg);
+    let sessions = Arc::new(project_sessions(&info, &cfg));
+    let surfacer = Surfacer::new(SurfacingOptions::from(&cfg));
     Ok(Started {
         session: Session {
             info,
             cfg,
             modules,
-            errors,
-            project,
+            opened: Mutex::new(opened),
             sessions,
             live: Mutex::new(Live {
                 section: frozen,
                 extract_error_shown: false,
                 instructions: Vec::new(),
             }),
-            surfacer: Mutex::new(Surfacer::new()),
+            surfacer: Mutex::new(surfacer),
             versions: Mutex::new(VersionBook::default()),
         },
         record,
@@ -277,7 +277,35 @@ pub fn start(peer: &Peer, p: Params<'_>) -> Result<Started, RpcError> {
     })
 }
 
+/// Opens the session's project (PM-74): `Failed to load memory config: …` when a
+/// `memory.json` exists but cannot be read, `Failed to initialize memory: …` when the
+/// project directory cannot be resolved.
+fn open(info: &StartInfo, loaded: &LoadedConfig) -> Result<Arc<Project>, Vec<String>> {
+    if let Some(problem) = loaded.fatal() {
+        return Err(vec![format!("Failed to load memory config: {problem}")]);
+    }
+    open_project(&loaded.config, &info.cwd, None, home_dir().as_deref())
+        .map(Arc::new)
+        .map_err(|e| vec![format!("Failed to initialize memory: {e}")])
+}
+
 impl Session {
+    /// The project, opening it again if it failed before (with `memory.json` read again):
+    /// an initialisation failure lasts only until its cause is fixed (PM-74, PM-78).
+    pub fn project(&self) -> Result<Arc<Project>, Vec<String>> {
+        let mut opened = self.opened.lock();
+        if opened.is_err() {
+            let loaded = load_config(&self.info.agent_dir, &self.info.cwd, self.info.trusted);
+            *opened = open(&self.info, &loaded);
+        }
+        opened.clone()
+    }
+
+    /// The project if it is open now (no retry).
+    pub fn project_if_open(&self) -> Option<Arc<Project>> {
+        self.opened.lock().as_ref().ok().cloned()
+    }
+
     /// Why a task cannot run: the PM-73 text for a missing or unusable model.
     pub fn model_problem(&self, task: Task) -> String {
         let key = task.key();

@@ -2,12 +2,11 @@
 //! request workers themselves: counted, so `session/shutdown` and end of input can wait for
 //! them (at most `lock.timeoutMs`, PM-51) and a write is never cut off mid-way.
 
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use memory_agent::CancelToken;
-
-use super::rpc::lock;
+use parking_lot::{Condvar, Mutex};
 
 /// A counter of running tasks with a condition variable and a shared cancellation flag.
 #[derive(Default)]
@@ -22,7 +21,7 @@ pub struct TaskGuard(Arc<Tasks>);
 
 impl Drop for TaskGuard {
     fn drop(&mut self) {
-        let mut n = lock(&self.0.running);
+        let mut n = self.0.running.lock();
         *n = n.saturating_sub(1);
         if *n == 0 {
             self.0.idle.notify_all();
@@ -33,7 +32,7 @@ impl Drop for TaskGuard {
 impl Tasks {
     /// Registers a task; it counts until the guard is dropped.
     pub fn enter(self: &Arc<Self>) -> TaskGuard {
-        *lock(&self.running) += 1;
+        *self.running.lock() += 1;
         TaskGuard(self.clone())
     }
 
@@ -65,24 +64,21 @@ impl Tasks {
     /// Number of tasks running now.
     #[cfg(test)]
     pub fn running(&self) -> usize {
-        *lock(&self.running)
+        *self.running.lock()
     }
 
     /// Waits until at most `keep` tasks run (the caller's own task counts), or `timeout`.
     /// Returns whether that point was reached.
     pub fn wait_until_at_most(&self, keep: usize, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
-        let mut n = lock(&self.running);
+        let mut n = self.running.lock();
         while *n > keep {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return false;
             }
-            n = self
-                .idle
-                .wait_timeout(n, left.min(Duration::from_millis(20)))
-                .map(|(g, _)| g)
-                .unwrap_or_else(|p| p.into_inner().0);
+            self.idle
+                .wait_for(&mut n, left.min(Duration::from_millis(20)));
         }
         true
     }

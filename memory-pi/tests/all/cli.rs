@@ -215,7 +215,23 @@ fn errors_go_to_stderr_and_change_nothing() {
                 "--expect-version",
                 "0000",
             ],
+            "invalid version \"0000\": expected 16 hexadecimal digits",
+        ),
+        (
+            &[
+                "replace",
+                "--name",
+                "A",
+                "--content",
+                "x",
+                "--expect-version",
+                "00000000000000ff",
+            ],
             "Memory conflict: stale version",
+        ),
+        (
+            &["remove", "--name", "A", "--expect-version", "xyz"],
+            "invalid version \"xyz\"",
         ),
     ];
     for (args, message) in cases {

@@ -7,9 +7,9 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-#[path = "../../fuzz/checks/corpus.rs"]
+#[path = "../../../fuzz/checks/corpus.rs"]
 mod corpus;
-#[path = "../../fuzz/checks/jsonrpc.rs"]
+#[path = "../../../fuzz/checks/jsonrpc.rs"]
 mod jsonrpc;
 
 use corpus::corpus;

@@ -272,7 +272,7 @@ impl<'a> SessionEntry<'a> {
     /// Parses one line (without or with its trailing `\n`/`\r\n`), borrowing from it.
     ///
     /// ```
-    /// use memory_agent::sessions::{SessionEntry, Role};
+    /// use memory_agent::pi::sessions::{SessionEntry, Role};
     /// let line = br#"{"type":"message","id":"20771499","parentId":null,"timestamp":"2026-11-29T21:37:25.400Z","message":{"role":"user","content":[{"type":"text","text":"hello there"}],"timestamp":1795988245400}}"#;
     /// let SessionEntry::Message(m) = SessionEntry::parse(line).unwrap() else { panic!() };
     /// assert_eq!(m.role, Role::User);

@@ -9,7 +9,7 @@ use super::SessionError;
 ///
 /// ```
 /// use std::path::Path;
-/// use memory_agent::sessions::default_session_root;
+/// use memory_agent::pi::sessions::default_session_root;
 /// assert_eq!(default_session_root(Path::new("/home/u/.pi/agent")), Path::new("/home/u/.pi/agent/sessions"));
 /// ```
 pub fn default_session_root(agent_dir: &Path) -> PathBuf {
@@ -26,7 +26,7 @@ pub fn default_session_root(agent_dir: &Path) -> PathBuf {
 ///
 /// ```
 /// use std::path::Path;
-/// use memory_agent::sessions::session_dir_for_cwd;
+/// use memory_agent::pi::sessions::session_dir_for_cwd;
 /// assert_eq!(
 ///     session_dir_for_cwd(Path::new("/w/agent/sessions"), Path::new("/tmp/pi-e2e/work/project")),
 ///     Path::new("/w/agent/sessions/--tmp-pi-e2e-work-project--"),
