@@ -1,7 +1,7 @@
 //! Fuzzes the pi session line reader: any bytes parse or fail cleanly, and the text of a
 //! parsed entry can always be walked.
 
-use memory_agent::sessions::SessionEntry;
+use memory_agent::pi::sessions::SessionEntry;
 
 /// The fuzz target's checks; also run over the kept corpus by the workspace tests.
 pub fn check(data: &[u8]) {

@@ -2,62 +2,49 @@
 //! stores: files, index, snapshots, locks, turn limits, deadlines, compare-and-swap.
 #![allow(clippy::unwrap_used)]
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use jiff::Timestamp;
+use camino::Utf8PathBuf;
 use memory_agent::agent::{AgentSpec, TURN_LIMIT_MESSAGE, run_agent};
 use memory_agent::dream::{DREAM_SYSTEM_PROMPT, dream_failed_text};
-use memory_agent::extract::{EXTRACT_SYSTEM_PROMPT, SkipReason};
-use memory_agent::testing::{ScriptedModel, memory_call, memory_calls, text, tool_calls};
+use memory_agent::extract::{EXTRACT_SYSTEM_PROMPT, SkipReason, TranscriptMessage, Turn};
+use memory_agent::pi::transcript::from_agent_messages;
 use memory_agent::{
-    AgentError, CancelToken, Completion, CompletionRequest, ExtractOutcome, Message, Model,
-    ModelError, extract_failed_text, run_dream, run_extract,
+    AgentError, CancelToken, Completion, CompletionRequest, DreamOptions, ExtractOptions,
+    ExtractOutcome, MemoryTool, Message, Model, ModelError, Task, extract_failed_text, run_dream,
+    run_extract,
 };
-use memory_core::tool::{DREAM_ACTIONS, MAIN_ACTIONS, Target, VersionBook};
-use memory_core::{
-    AddRequest, Clock, Config, DreamMeta, ReplaceRequest, Store, StoreError, StoreOptions,
-};
+use memory_core::tool::{DREAM_ACTIONS, MAIN_ACTIONS};
+use memory_core::{AddRequest, DreamMeta, ReplaceRequest, Store, StoreError, StoreOptions};
 use serde_json::{Value, json};
+use testkit::{Sandbox, ScriptedModel, memory_call, memory_calls, text, tool_calls};
 
 // ------------------------------------------------------------------ fixtures
-
-fn stepping_clock() -> Clock {
-    let start: Timestamp = "2026-10-01T00:00:01Z".parse().unwrap();
-    let n = Arc::new(AtomicI64::new(0));
-    Clock::from_fn(move || {
-        let i = n.fetch_add(1, Ordering::SeqCst);
-        start
-            .checked_add(jiff::SignedDuration::from_secs(i))
-            .unwrap()
-    })
-}
 
 fn options() -> StoreOptions {
     StoreOptions {
         lock_timeout: Duration::from_millis(300),
         snapshot_keep: 100,
-        clock: stepping_clock(),
+        clock: testkit::stepping_clock(),
         ..StoreOptions::default()
     }
 }
 
 struct Fixture {
-    tmp: tempfile::TempDir,
+    sb: Sandbox,
     store: Store,
 }
 
 impl Fixture {
     fn new() -> Self {
-        let tmp = tempfile::tempdir().unwrap();
-        let store = Store::new(tmp.path().join("mem"), options());
-        Fixture { tmp, store }
+        let sb = Sandbox::new();
+        let store = Store::new(sb.path("mem"), options());
+        Fixture { sb, store }
     }
 
-    fn dir(&self) -> PathBuf {
-        self.store.dir().to_path_buf()
+    fn dir(&self) -> Utf8PathBuf {
+        self.store.dir().to_owned()
     }
 
     fn read(&self, file: &str) -> String {
@@ -90,23 +77,56 @@ impl Fixture {
     /// logical lock is keyed by path, so this behaves like another pi process (it only
     /// shares the cross-process `.lock`).
     fn other_process(&self) -> Store {
-        let alias = self.tmp.path().join("alias");
+        let alias = self.sb.path("alias");
         std::os::unix::fs::symlink(self.dir(), &alias).unwrap();
         Store::new(alias, options())
     }
 }
 
-fn config() -> Config {
-    let mut cfg = Config::default();
-    cfg.defaults.model = Some("test/model".into());
-    cfg
-}
-
-fn turn() -> Vec<Value> {
-    vec![
+fn turn() -> Vec<TranscriptMessage> {
+    from_agent_messages(&[
         json!({"role": "user", "content": [{"type": "text", "text": "Deploy to staging; its SSH port is 2222, not 22."}]}),
         json!({"role": "assistant", "content": [{"type": "text", "text": "Deployed with ssh -p 2222."}]}),
-    ]
+    ])
+}
+
+/// One extraction of `messages` with the default options.
+fn extract(
+    store: &Store,
+    model: &dyn Model,
+    messages: &[TranscriptMessage],
+    instructions: &[String],
+    cancel: &CancelToken,
+) -> Result<ExtractOutcome, AgentError> {
+    let turn = Turn {
+        messages,
+        instructions,
+    };
+    run_extract(store, model, &turn, &ExtractOptions::default(), cancel)
+}
+
+/// One dream with the default options and this session count.
+fn dream(
+    store: &Store,
+    model: &dyn Model,
+    session_count: u64,
+) -> Result<memory_agent::DreamOutcome, AgentError> {
+    let opts = DreamOptions {
+        session_count,
+        ..DreamOptions::default()
+    };
+    run_dream(store, model, &opts, &CancelToken::new())
+}
+
+/// The headless loop over `store` with these actions and no observers.
+fn agent(
+    model: &dyn Model,
+    store: &Store,
+    actions: &'static [memory_core::tool::Action],
+    spec: &AgentSpec,
+) -> Result<memory_agent::AgentRun, AgentError> {
+    let mut tool = MemoryTool::over(store.target(), actions);
+    run_agent(model, &mut tool, spec, &[], &CancelToken::new())
 }
 
 fn user_text(m: &Message) -> &str {
@@ -134,13 +154,11 @@ fn action_enum(req: &CompletionRequest) -> Vec<String> {
         .collect()
 }
 
-fn spec(actions: &'static [memory_core::tool::Action], max_turns: Option<usize>) -> AgentSpec {
+fn spec(max_turns: Option<usize>) -> AgentSpec {
     AgentSpec {
-        model: "test/model".into(),
-        think_level: "off".into(),
+        task: Task::ExtractMemories,
         system: "system".into(),
         prompt: "task".into(),
-        actions,
         max_turns,
         timeout: Duration::from_secs(30),
     }
@@ -162,16 +180,7 @@ fn extraction_writes_entries_index_and_keeps_per_write_snapshots() {
             "description": "deploy as the deploy user", "content": "Deploy as `deploy`."})),
         text("Added 2 memories."),
     ]);
-    let out = run_extract(
-        &f.store,
-        &model,
-        &config(),
-        &turn(),
-        &[],
-        None,
-        &CancelToken::new(),
-    )
-    .unwrap();
+    let out = extract(&f.store, &model, &turn(), &[], &CancelToken::new()).unwrap();
     assert_eq!(out.writes(), 2);
     assert_eq!(out.notification().as_deref(), Some("Extracted 2 memories."));
     let ExtractOutcome::Done(run) = &out else {
@@ -199,8 +208,7 @@ fn extraction_writes_entries_index_and_keeps_per_write_snapshots() {
 
     // What the model was given.
     let reqs = model.requests();
-    assert_eq!(reqs[0].model, "test/model");
-    assert_eq!(reqs[0].think_level, "high");
+    assert_eq!(reqs[0].task, Task::ExtractMemories);
     assert_eq!(reqs[0].system, EXTRACT_SYSTEM_PROMPT);
     assert_eq!(reqs[0].tools.len(), 1);
     assert_eq!(reqs[0].tools[0].name, "memory");
@@ -227,31 +235,13 @@ fn extraction_is_skipped_while_a_round_is_held_and_never_queued() {
     let model = ScriptedModel::new([text("nothing worth saving")]);
     {
         let _dream = f.store.begin_round(Duration::from_millis(100)).unwrap();
-        let out = run_extract(
-            &f.store,
-            &model,
-            &config(),
-            &turn(),
-            &[],
-            None,
-            &CancelToken::new(),
-        )
-        .unwrap();
+        let out = extract(&f.store, &model, &turn(), &[], &CancelToken::new()).unwrap();
         assert_eq!(out, ExtractOutcome::Skipped(SkipReason::Busy));
         assert_eq!(out.notification(), None);
         assert_eq!(model.calls(), 0);
     }
     // Once the round is over, the next turn runs (nothing was queued: one call only).
-    let out = run_extract(
-        &f.store,
-        &model,
-        &config(),
-        &turn(),
-        &[],
-        None,
-        &CancelToken::new(),
-    )
-    .unwrap();
+    let out = extract(&f.store, &model, &turn(), &[], &CancelToken::new()).unwrap();
     assert!(matches!(out, ExtractOutcome::Done(_)));
     assert_eq!(out.notification(), None, "no write, no notification");
     assert_eq!(model.calls(), 1);
@@ -265,13 +255,11 @@ fn r10_nothing_renderable_is_skipped_without_a_model_call() {
         json!({"role": "system", "content": "", "sections": {}}),
         json!({"role": "assistant", "content": [{"type": "thinking", "thinking": "…"}]}),
     ];
-    let out = run_extract(
+    let out = extract(
         &f.store,
         &model,
-        &config(),
-        &messages,
+        &from_agent_messages(&messages),
         &[],
-        None,
         &CancelToken::new(),
     )
     .unwrap();
@@ -288,41 +276,11 @@ fn extraction_includes_agents_md_blocks() {
         "<project_instructions path=\"/w/AGENTS.md\">\nUse pnpm.\n</project_instructions>"
             .to_owned(),
     ];
-    run_extract(
-        &f.store,
-        &model,
-        &config(),
-        &turn(),
-        &blocks,
-        None,
-        &CancelToken::new(),
-    )
-    .unwrap();
+    extract(&f.store, &model, &turn(), &blocks, &CancelToken::new()).unwrap();
     let task = model.requests()[0].messages[0].clone();
     assert!(user_text(&task).contains(
         "## AGENTS.md Rules\n<project_instructions path=\"/w/AGENTS.md\">\nUse pnpm.\n</project_instructions>\n\n=== Conversation ===\n"
     ));
-}
-
-#[test]
-fn extraction_without_a_model_fails_before_touching_anything() {
-    let f = Fixture::new();
-    let model = ScriptedModel::new([]);
-    let err = run_extract(
-        &f.store,
-        &model,
-        &Config::default(),
-        &turn(),
-        &[],
-        None,
-        &CancelToken::new(),
-    )
-    .unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "no model configured for extractMemories (set extractMemories.model or defaults.model in memory.json)"
-    );
-    assert_eq!(model.calls(), 0);
 }
 
 #[test]
@@ -334,16 +292,7 @@ fn extraction_failure_text_and_writes_before_it_stay() {
         )),
         Err(ModelError::Failed("provider said no".into())),
     ]);
-    let err = run_extract(
-        &f.store,
-        &model,
-        &config(),
-        &turn(),
-        &[],
-        None,
-        &CancelToken::new(),
-    )
-    .unwrap_err();
+    let err = extract(&f.store, &model, &turn(), &[], &CancelToken::new()).unwrap_err();
     assert_eq!(
         extract_failed_text(&err),
         "Extract failed: provider said no"
@@ -353,32 +302,18 @@ fn extraction_failure_text_and_writes_before_it_stay() {
 }
 
 #[test]
-fn extraction_uses_the_task_model_and_a_stop_reason_error_fails() {
+fn extraction_requests_name_their_task_and_a_stop_reason_error_fails() {
     let f = Fixture::new();
-    let mut cfg = config();
-    cfg.extract_memories.model = Some("prov/extractor".into());
-    cfg.extract_memories.think_level = "low".into();
     let model = ScriptedModel::new([Completion {
         text: "rate limited".into(),
         tool_calls: vec![],
         stop_reason: memory_agent::StopReason::Error,
     }]);
-    let err = run_extract(
-        &f.store,
-        &model,
-        &cfg,
-        &turn(),
-        &[],
-        None,
-        &CancelToken::new(),
-    )
-    .unwrap_err();
+    let err = extract(&f.store, &model, &turn(), &[], &CancelToken::new()).unwrap_err();
     assert_eq!(extract_failed_text(&err), "Extract failed: rate limited");
-    let req = &model.requests()[0];
-    assert_eq!(
-        (req.model.as_str(), req.think_level.as_str()),
-        ("prov/extractor", "low")
-    );
+    // Which model and thinking level serve a task is the host's choice: the request only
+    // says which task it is for.
+    assert_eq!(model.requests()[0].task, Task::ExtractMemories);
 }
 
 // ------------------------------------------------------------------ agent loop limits
@@ -388,16 +323,7 @@ fn grace_turn_after_the_turn_limit_then_stop() {
     let f = Fixture::new();
     // The model would go on forever: 7 tool-call turns scripted, only 6 may be used.
     let model = ScriptedModel::new((0..7).map(|_| memory_call(json!({"action": "list"}))));
-    let out = run_extract(
-        &f.store,
-        &model,
-        &config(),
-        &turn(),
-        &[],
-        None,
-        &CancelToken::new(),
-    )
-    .unwrap();
+    let out = extract(&f.store, &model, &turn(), &[], &CancelToken::new()).unwrap();
     let ExtractOutcome::Done(run) = out else {
         panic!("skipped")
     };
@@ -435,16 +361,7 @@ fn a_model_that_finishes_on_the_last_turn_gets_no_grace_message() {
         .collect();
     script.push(text("done"));
     let model = ScriptedModel::new(script);
-    let mut versions = VersionBook::default();
-    let run = run_agent(
-        &model,
-        Target::Store(&f.store),
-        &mut versions,
-        None,
-        &spec(MAIN_ACTIONS, Some(5)),
-        &CancelToken::new(),
-    )
-    .unwrap();
+    let run = agent(&model, &f.store, MAIN_ACTIONS, &spec(Some(5))).unwrap();
     assert_eq!(
         (run.turns, run.turn_limit_reached, run.text.as_str()),
         (5, false, "done")
@@ -462,15 +379,7 @@ fn final_text_falls_back_to_the_last_non_empty_assistant_text() {
         ),
         text(""),
     ]);
-    let run = run_agent(
-        &model,
-        Target::Store(&f.store),
-        &mut VersionBook::default(),
-        None,
-        &spec(MAIN_ACTIONS, None),
-        &CancelToken::new(),
-    )
-    .unwrap();
+    let run = agent(&model, &f.store, MAIN_ACTIONS, &spec(None)).unwrap();
     assert_eq!(run.text, "Looking things up.");
 }
 
@@ -495,15 +404,7 @@ fn tool_errors_go_back_to_the_model_and_the_run_continues() {
         ),
         text("ok"),
     ]);
-    let run = run_agent(
-        &model,
-        Target::Store(&f.store),
-        &mut VersionBook::default(),
-        None,
-        &spec(MAIN_ACTIONS, Some(5)),
-        &CancelToken::new(),
-    )
-    .unwrap();
+    let run = agent(&model, &f.store, MAIN_ACTIONS, &spec(Some(5))).unwrap();
     let texts: Vec<(&str, bool)> = run
         .calls
         .iter()
@@ -544,17 +445,9 @@ fn deadline_passing_ends_the_run_with_an_error_and_keeps_writes() {
             std::thread::sleep(req.remaining() + Duration::from_millis(5));
         }
     });
-    let mut s = spec(MAIN_ACTIONS, Some(5));
+    let mut s = spec(Some(5));
     s.timeout = Duration::from_millis(300);
-    let err = run_agent(
-        &model,
-        Target::Store(&f.store),
-        &mut VersionBook::default(),
-        None,
-        &s,
-        &CancelToken::new(),
-    )
-    .unwrap_err();
+    let err = agent(&model, &f.store, MAIN_ACTIONS, &s).unwrap_err();
     assert!(
         matches!(err, AgentError::Timeout { writes: 1, .. }),
         "{err:?}"
@@ -578,17 +471,9 @@ impl Model for LateModel {
 #[test]
 fn an_answer_after_the_deadline_is_not_acted_on() {
     let f = Fixture::new();
-    let mut s = spec(MAIN_ACTIONS, Some(5));
+    let mut s = spec(Some(5));
     s.timeout = Duration::from_millis(100);
-    let err = run_agent(
-        &LateModel,
-        Target::Store(&f.store),
-        &mut VersionBook::default(),
-        None,
-        &s,
-        &CancelToken::new(),
-    )
-    .unwrap_err();
+    let err = agent(&LateModel, &f.store, MAIN_ACTIONS, &s).unwrap_err();
     assert!(matches!(err, AgentError::Timeout { writes: 0, .. }));
     assert!(!f.dir().join("Late.md").exists());
 }
@@ -609,7 +494,7 @@ fn cancellation_between_turns_ends_the_run() {
             flag.cancel();
         }
     });
-    let err = run_extract(&f.store, &model, &config(), &turn(), &[], None, &cancel).unwrap_err();
+    let err = extract(&f.store, &model, &turn(), &[], &cancel).unwrap_err();
     assert!(
         matches!(err, AgentError::Cancelled { writes: 1 }),
         "{err:?}"
@@ -621,7 +506,7 @@ fn cancellation_between_turns_ends_the_run() {
     assert!(f.dir().join("Before.md").exists());
     // A cancelled token stops the next run before any model call.
     let model = ScriptedModel::new([text("x")]);
-    let err = run_extract(&f.store, &model, &config(), &turn(), &[], None, &cancel).unwrap_err();
+    let err = extract(&f.store, &model, &turn(), &[], &cancel).unwrap_err();
     assert!(matches!(err, AgentError::Cancelled { writes: 0 }));
     assert_eq!(model.calls(), 0);
 }
@@ -666,7 +551,7 @@ fn dream_consolidates_with_one_snapshot_and_writes_meta() {
         memory_call(json!({"action": "rebuild_index"})),
         text("merged 1, removed 1, renamed 1, updated 0"),
     ]);
-    let out = run_dream(&f.store, &model, &config(), 7, None, &CancelToken::new()).unwrap();
+    let out = dream(&f.store, &model, 7).unwrap();
     assert_eq!(out.summary, "merged 1, removed 1, renamed 1, updated 0");
     assert_eq!((out.writes, out.conflicts), (4, 0));
 
@@ -675,7 +560,7 @@ fn dream_consolidates_with_one_snapshot_and_writes_meta() {
     let new: Vec<&String> = after.iter().filter(|s| !before.contains(s)).collect();
     assert_eq!(new.len(), 1, "{after:?}");
     assert!(new[0].ends_with("-dream"));
-    assert_eq!(out.snapshot.file_name().unwrap().to_string_lossy(), *new[0]);
+    assert_eq!(out.snapshot.file_name().unwrap(), new[0].as_str());
     assert!(out.snapshot.join("Staging-ssh.md").exists());
     assert!(out.snapshot.join("tmp.md").exists());
     assert!(out.snapshot.join("MEMORY.md").exists());
@@ -723,7 +608,7 @@ fn dream_consolidates_with_one_snapshot_and_writes_meta() {
         ]
     );
     assert_eq!(reqs[0].system, DREAM_SYSTEM_PROMPT);
-    assert_eq!(reqs[0].think_level, "high");
+    assert_eq!(reqs[0].task, Task::Dream);
     let prompt = user_text(&reqs[0].messages[0]);
     insta::assert_snapshot!("dream_system_prompt", DREAM_SYSTEM_PROMPT);
     insta::assert_snapshot!("dream_task_prompt", prompt);
@@ -762,7 +647,7 @@ fn dream_never_overwrites_an_entry_changed_by_another_process() {
         }
         _ => {}
     });
-    let out = run_dream(&f.store, &model, &config(), 3, None, &CancelToken::new()).unwrap();
+    let out = dream(&f.store, &model, 3).unwrap();
     assert_eq!(out.conflicts, 1);
     assert_eq!(out.writes, 1);
     assert!(
@@ -793,7 +678,7 @@ fn dream_waits_for_the_lock_and_fails_cleanly_when_busy() {
     let before = f.snapshots();
     let model = ScriptedModel::new([text("x")]);
     let _held = f.store.begin_round(Duration::from_millis(100)).unwrap();
-    let err = run_dream(&f.store, &model, &config(), 1, None, &CancelToken::new()).unwrap_err();
+    let err = dream(&f.store, &model, 1).unwrap_err();
     assert!(
         matches!(err, AgentError::Store(StoreError::Busy(_))),
         "{err:?}"
@@ -811,7 +696,7 @@ fn failed_dream_keeps_its_writes_and_leaves_the_meta_alone() {
         Ok(memory_call(json!({"action": "remove", "name": "tmp"}))),
         Err(ModelError::Failed("boom".into())),
     ]);
-    let err = run_dream(&f.store, &model, &config(), 4, None, &CancelToken::new()).unwrap_err();
+    let err = dream(&f.store, &model, 4).unwrap_err();
     assert_eq!(dream_failed_text(&err), "Dream failed: boom");
     assert_eq!(err.writes(), 1);
     assert!(!f.dir().join("tmp.md").exists());
@@ -824,7 +709,7 @@ fn failed_dream_keeps_its_writes_and_leaves_the_meta_alone() {
 fn dream_with_no_text_reports_the_default_summary() {
     let f = Fixture::new();
     let model = ScriptedModel::new([text("")]);
-    let out = run_dream(&f.store, &model, &config(), 0, None, &CancelToken::new()).unwrap();
+    let out = dream(&f.store, &model, 0).unwrap();
     assert_eq!(out.summary, "Dream completed.");
     assert_eq!(out.writes, 0);
     let prompt = user_text(&model.requests()[0].messages[0]).to_owned();
@@ -838,26 +723,16 @@ fn dream_rename_and_rebuild_are_dream_only() {
         memory_call(json!({"action": "rebuild_index"})),
         text("done"),
     ]);
-    let run = run_agent(
-        &model,
-        Target::Store(&f.store),
-        &mut VersionBook::default(),
-        None,
-        &spec(MAIN_ACTIONS, Some(5)),
-        &CancelToken::new(),
-    )
-    .unwrap();
+    let run = agent(&model, &f.store, MAIN_ACTIONS, &spec(Some(5))).unwrap();
     assert_eq!(run.calls[0].output.text, "Unknown action: rebuild_index");
-    let run = run_agent(
+    let run = agent(
         &ScriptedModel::new([
             memory_call(json!({"action": "rebuild_index"})),
             text("done"),
         ]),
-        Target::Store(&f.store),
-        &mut VersionBook::default(),
-        None,
-        &spec(DREAM_ACTIONS, None),
-        &CancelToken::new(),
+        &f.store,
+        DREAM_ACTIONS,
+        &spec(None),
     )
     .unwrap();
     assert_eq!(

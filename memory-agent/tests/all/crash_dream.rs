@@ -10,29 +10,15 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use memory_agent::testing::{ScriptedModel, memory_calls, text};
-use memory_agent::{CancelToken, run_dream};
-use memory_core::{AddRequest, Config, Store, StoreOptions};
+use memory_agent::{CancelToken, DreamOptions, run_dream};
+use memory_core::{AddRequest, Store, StoreOptions};
 use serde_json::{Value, json};
-
-const DIR_ENV: &str = "PIMEM_DREAM_CRASH_DIR";
-const SEED_ENV: &str = "PIMEM_DREAM_CRASH_SEED";
+use testkit::crash::{assert_no_torn_entries, child_dir, kills, rounds};
+use testkit::{Rng, Sandbox, ScriptedModel, memory_calls, text};
 
 type Model = BTreeMap<String, String>;
-
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
 
 fn opts() -> StoreOptions {
     StoreOptions {
@@ -40,13 +26,6 @@ fn opts() -> StoreOptions {
         snapshot_keep: 3,
         ..StoreOptions::default()
     }
-}
-
-fn config() -> Config {
-    let mut cfg = Config::default();
-    cfg.defaults.model = Some("fake/model".into());
-    cfg.lock.snapshot_keep = 3;
-    cfg
 }
 
 /// Applies one memory-tool call (as JSON arguments) to the model.
@@ -84,20 +63,17 @@ fn log_line(log: &mut std::fs::File, line: String) {
 
 #[test]
 fn dream_crash_child() {
-    let Some(dir) = std::env::var_os(DIR_ENV) else {
+    let Some((dir, seed)) = child_dir() else {
         return;
     };
-    let seed: u64 = std::env::var(SEED_ENV).unwrap().parse().unwrap();
-    let dir = Path::new(&dir);
     let store = Store::new(dir.join("mem"), opts());
     let mut log = std::fs::OpenOptions::new()
         .append(true)
         .create(true)
         .open(dir.join("ops.log"))
         .unwrap();
-    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut rng = Rng::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let mut model = disk(&store);
-    let cfg = config();
     for i in 0.. {
         if model.len() < 4 || rng.below(3) == 0 {
             let call = json!({"action": "add", "name": format!("m{}", rng.below(10)),
@@ -140,7 +116,13 @@ fn dream_crash_child() {
         calls.push(json!({"action": "rebuild_index"}));
         log_line(&mut log, format!("D\t{}", Value::Array(calls.clone())));
         let script = ScriptedModel::new([memory_calls(calls.clone()), text("Consolidated.")]);
-        let out = run_dream(&store, &script, &cfg, 0, None, &CancelToken::new()).unwrap();
+        let out = run_dream(
+            &store,
+            &script,
+            &DreamOptions::default(),
+            &CancelToken::new(),
+        )
+        .unwrap();
         assert_eq!(out.conflicts, 0);
         log_line(&mut log, "A".into());
         model = planned;
@@ -170,100 +152,79 @@ fn replay(log: &str) -> (Model, Vec<Value>) {
 
 #[test]
 fn sigkill_during_dream_rounds() {
-    if std::env::var_os(DIR_ENV).is_some() {
+    if child_dir().is_some() {
         return;
     }
-    let kills: usize = std::env::var("PIMEM_CRASH_KILLS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(150);
-    let tmp = tempfile::tempdir().unwrap();
-    let exe = std::env::current_exe().unwrap();
-    let mut rng = Rng(0xD2EA);
+    let sb = Sandbox::new();
+    let root = sb.root();
     let mut mid_round = 0;
-    for round in 0..kills {
-        let mut child = Command::new(&exe)
-            .args([
-                "dream_crash_child",
-                "--exact",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(DIR_ENV, tmp.path())
-            .env(SEED_ENV, round.to_string())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(5 + rng.below(60)));
-        child.kill().unwrap();
-        child.wait().unwrap();
+    rounds(
+        "crash_dream::dream_crash_child",
+        root,
+        150,
+        60,
+        0xD2EA,
+        |round| {
+            let store = Store::new(root.join("mem"), opts());
+            assert_no_torn_entries(store.dir(), round);
+            let log_path = root.join("ops.log");
+            let log = std::fs::read_to_string(&log_path).unwrap_or_default();
+            let (acked, pending) = replay(&log);
+            let actual = disk(&store);
+            // How many of the interrupted operation's calls landed (the first prefix that fits).
+            let mut candidate = acked.clone();
+            let mut landed = (candidate == actual).then_some(0);
+            for (k, call) in pending.iter().enumerate() {
+                if landed.is_some() {
+                    break;
+                }
+                apply(&mut candidate, call);
+                if candidate == actual {
+                    landed = Some(k + 1);
+                }
+            }
+            if landed.is_some_and(|n| n > 0 && n < pending.len()) {
+                mid_round += 1;
+            }
+            assert!(
+                landed.is_some(),
+                "round {round}: disk {:?} is not the acknowledged state plus a prefix of {pending:?}",
+                actual.keys().collect::<Vec<_>>()
+            );
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&log_path)
+                .unwrap();
+            f.write_all(format!("\nS\t{}\n", serde_json::to_string(&actual).unwrap()).as_bytes())
+                .unwrap();
 
-        let store = Store::new(tmp.path().join("mem"), opts());
-        for e in std::fs::read_dir(store.dir()).into_iter().flatten() {
-            let name = e.unwrap().file_name().into_string().unwrap();
-            if name.ends_with(".md") && name != "MEMORY.md" && !name.starts_with('.') {
-                let text = std::fs::read_to_string(store.dir().join(&name)).unwrap();
-                assert!(
-                    memory_index::parse_entry(&text).is_some(),
-                    "round {round}: torn {name}"
-                );
-            }
-        }
-        let log_path = tmp.path().join("ops.log");
-        let log = std::fs::read_to_string(&log_path).unwrap_or_default();
-        let (acked, pending) = replay(&log);
-        let actual = disk(&store);
-        // How many of the interrupted operation's calls landed (the first prefix that fits).
-        let mut candidate = acked.clone();
-        let mut landed = (candidate == actual).then_some(0);
-        for (k, call) in pending.iter().enumerate() {
-            if landed.is_some() {
-                break;
-            }
-            apply(&mut candidate, call);
-            if candidate == actual {
-                landed = Some(k + 1);
-            }
-        }
-        if landed.is_some_and(|n| n > 0 && n < pending.len()) {
-            mid_round += 1;
-        }
-        assert!(
-            landed.is_some(),
-            "round {round}: disk {:?} is not the acknowledged state plus a prefix of {pending:?}",
-            actual.keys().collect::<Vec<_>>()
-        );
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&log_path)
-            .unwrap();
-        f.write_all(format!("\nS\t{}\n", serde_json::to_string(&actual).unwrap()).as_bytes())
-            .unwrap();
-
-        store
-            .add(AddRequest {
-                name: "probe".into(),
-                body: format!("probe {round}"),
-                ..AddRequest::default()
-            })
-            .unwrap_or_else(|e| panic!("round {round}: next writer blocked: {e}"));
-        store.remove("probe", None).unwrap();
-        let index = store.read_index().unwrap();
-        let mut lines: Vec<String> = memory_index::parse_index(&index)
-            .entries
-            .into_iter()
-            .map(|l| l.line.file)
-            .collect();
-        lines.sort();
-        let mut files: Vec<String> = store
-            .list()
-            .unwrap()
-            .iter()
-            .map(|e| e.file.clone())
-            .collect();
-        files.sort();
-        assert_eq!(lines, files, "round {round}: index disagrees with files");
-    }
-    eprintln!("{kills} kills, {mid_round} landed in the middle of a dream round");
+            store
+                .add(AddRequest {
+                    name: "probe".into(),
+                    body: format!("probe {round}"),
+                    ..AddRequest::default()
+                })
+                .unwrap_or_else(|e| panic!("round {round}: next writer blocked: {e}"));
+            store.remove("probe", None).unwrap();
+            let index = store.read_index().unwrap();
+            let mut lines: Vec<String> = memory_index::parse_index(&index)
+                .entries
+                .into_iter()
+                .map(|l| l.line.file)
+                .collect();
+            lines.sort();
+            let mut files: Vec<String> = store
+                .list()
+                .unwrap()
+                .iter()
+                .map(|e| e.file.clone())
+                .collect();
+            files.sort();
+            assert_eq!(lines, files, "round {round}: index disagrees with files");
+        },
+    );
+    eprintln!(
+        "{} kills, {mid_round} landed in the middle of a dream round",
+        kills(150)
+    );
 }

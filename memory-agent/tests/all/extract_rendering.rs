@@ -2,17 +2,19 @@
 //! character units (§Z 8), properties, and snapshots of the task prompt.
 #![allow(clippy::unwrap_used)]
 
+use memory_agent::ConversationLimits;
 use memory_agent::extract::{
-    ConversationLimits, TranscriptMessage, TranscriptToolCall, agents_md_blocks,
-    build_extract_task, render_conversation, transcript_from_agent_messages,
+    TranscriptMessage, TranscriptToolCall, build_extract_task, render_conversation,
 };
+use memory_agent::pi::project_instructions;
+use memory_agent::pi::transcript::from_agent_messages;
 use memory_js::js_stringify;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
 fn render(messages: &[Value]) -> String {
     render_conversation(
-        &transcript_from_agent_messages(messages),
+        &from_agent_messages(messages),
         &ConversationLimits::default(),
     )
 }
@@ -145,7 +147,7 @@ fn r7_whole_rendering_middle_cut() {
 
 #[test]
 fn r7_budget_zero_disables_the_cut_and_tiny_budget_keeps_only_the_marker() {
-    let msgs = transcript_from_agent_messages(&[user(&"x".repeat(100))]);
+    let msgs = from_agent_messages(&[user(&"x".repeat(100))]);
     let none = ConversationLimits {
         max_context_tokens: 0,
         ..ConversationLimits::default()
@@ -197,12 +199,12 @@ fn r10_nothing_renderable() {
         json!({"role": "user", "content": ""}),
         assistant(json!([{"type": "thinking", "thinking": "…"}])),
     ];
-    assert!(transcript_from_agent_messages(&msgs).is_empty());
+    assert!(from_agent_messages(&msgs).is_empty());
 }
 
 #[test]
 fn converter_keeps_tool_name_and_error_flag_only_when_true() {
-    let t = transcript_from_agent_messages(&[
+    let t = from_agent_messages(&[
         json!({"role": "toolResult", "toolName": "memory", "content": [{"type": "text", "text": "x"}], "isError": "yes"}),
     ]);
     assert_eq!(
@@ -217,7 +219,7 @@ fn converter_keeps_tool_name_and_error_flag_only_when_true() {
 
 #[test]
 fn tool_call_arguments_are_stringified_like_javascript() {
-    let t = transcript_from_agent_messages(&[assistant(json!([
+    let t = from_agent_messages(&[assistant(json!([
         {"type": "toolCall", "id": "1", "name": "a", "arguments": {"n": 1.0, "big": 1e21, "small": 1e-7, "f": 0.5, "s": "q\"\n"}},
         {"type": "toolCall", "id": "2", "name": "b"},
         {"type": "toolCall", "id": "3", "name": "c", "arguments": "raw"},
@@ -300,17 +302,17 @@ fn z8_utf16_units_and_no_split_characters() {
 fn agents_md_blocks_are_taken_verbatim_from_the_system_prompt() {
     let system = "You are pi.\n<project_instructions path=\"/w/AGENTS.md\">\nUse pnpm.\n</project_instructions>\nmiddle\n<project_instructions path=\"/w/sub/AGENTS.md\">\nNo mocks.\n</project_instructions>\n<project_instructions path=\"/broken\">never closed";
     assert_eq!(
-        agents_md_blocks(system),
+        project_instructions(system),
         vec![
             "<project_instructions path=\"/w/AGENTS.md\">\nUse pnpm.\n</project_instructions>",
             "<project_instructions path=\"/w/sub/AGENTS.md\">\nNo mocks.\n</project_instructions>",
         ]
     );
-    assert!(agents_md_blocks("no blocks").is_empty());
+    assert!(project_instructions("no blocks").is_empty());
 }
 
 fn sample_turn() -> Vec<TranscriptMessage> {
-    transcript_from_agent_messages(&[
+    from_agent_messages(&[
         user("Deploy to staging. The SSH port is 2222 there, not 22."),
         assistant(json!([
             {"type": "thinking", "thinking": "Let me check memory."},

@@ -11,12 +11,12 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use memory_agent::agent::{AgentSpec, run_agent};
-use memory_agent::http::{HttpModel, parse_response, wire_model_id};
+use memory_agent::http::{HttpModel, parse_response};
 use memory_agent::{
-    CancelToken, CompletionRequest, HttpModel as Reexported, Message, Model, ModelError,
-    StopReason, ToolCall,
+    CancelToken, CompletionRequest, HttpModel as Reexported, MemoryTool, Message, Model,
+    ModelError, StopReason, Task, ToolCall,
 };
-use memory_core::tool::{MAIN_ACTIONS, Target, VersionBook};
+use memory_core::tool::MAIN_ACTIONS;
 use memory_core::{Store, StoreOptions};
 use serde_json::{Value, json};
 
@@ -100,14 +100,15 @@ fn serve(responses: Vec<(u16, String)>) -> FakeServer {
     }
 }
 
-fn request(model: &str, messages: Vec<Message>, tools: bool) -> CompletionRequest {
+fn request(messages: Vec<Message>, tools: bool) -> CompletionRequest {
+    let sb = testkit::Sandbox::new();
+    let store = Store::new(sb.path("mem"), StoreOptions::default());
     CompletionRequest {
-        model: model.into(),
-        think_level: "high".into(),
+        task: Task::ExtractMemories,
         system: "sys".into(),
         messages,
         tools: if tools {
-            vec![memory_agent::agent::memory_tool_def(MAIN_ACTIONS)]
+            vec![MemoryTool::new(&store).def()]
         } else {
             vec![]
         },
@@ -133,31 +134,30 @@ fn drives_the_agent_through_a_scripted_tool_call_then_a_stop() {
                      "message": {"role": "assistant", "content": "Saved one memory."}}]
     });
     let server = serve(vec![(200, tool_call.to_string()), (200, stop.to_string())]);
-    let model = HttpModel::new(format!("{}/", server.base_url)).with_api_key("sk-test-secret");
-    let tmp = tempfile::tempdir().unwrap();
-    let store = Store::new(tmp.path().join("mem"), StoreOptions::default());
+    // The provider's own id, sent as given (a host strips its `provider/` prefix first).
+    let model = HttpModel::new(format!("{}/", server.base_url), "qwen/qwen3-8b")
+        .with_api_key("sk-test-secret");
+    let sb = testkit::Sandbox::new();
+    let store = Store::new(sb.path("mem"), StoreOptions::default());
     let spec = AgentSpec {
-        model: "local/qwen/qwen3-8b".into(),
-        think_level: "off".into(),
+        task: Task::ExtractMemories,
         system: "You are a memory agent.".into(),
         prompt: "Remember: staging SSH is on 2222.".into(),
-        actions: MAIN_ACTIONS,
         max_turns: Some(5),
         timeout: Duration::from_secs(20),
     };
     let run = run_agent(
         &model,
-        Target::Store(&store),
-        &mut VersionBook::default(),
-        None,
+        &mut MemoryTool::new(&store),
         &spec,
+        &[],
         &CancelToken::new(),
     )
     .unwrap();
     server.handle.join().unwrap();
     assert_eq!(run.text, "Saved one memory.");
     assert_eq!(run.writes, 1);
-    assert!(tmp.path().join("mem/Staging-SSH-port.md").exists());
+    assert!(sb.path("mem/Staging-SSH-port.md").exists());
 
     let got = server.received.lock().unwrap().clone();
     assert_eq!(got.len(), 2);
@@ -170,7 +170,7 @@ fn drives_the_agent_through_a_scripted_tool_call_then_a_stop() {
     let first = &got[0].body;
     assert_eq!(
         first["model"], "qwen/qwen3-8b",
-        "provider prefix stripped once"
+        "the model id is sent verbatim"
     );
     assert_eq!(first["stream"], false);
     assert!(first.get("reasoning_effort").is_none());
@@ -219,10 +219,9 @@ fn errors_name_the_status_and_provider_message_but_never_the_key() {
         (401, body.to_string()),
         (500, "upstream exploded".into()),
     ]);
-    let model = HttpModel::new(&server.base_url).with_api_key("sk-test-secret");
+    let model = HttpModel::new(&server.base_url, "m").with_api_key("sk-test-secret");
     let err = model
         .complete(&request(
-            "p/m",
             vec![Message::User {
                 content: "hi".into(),
             }],
@@ -241,7 +240,6 @@ fn errors_name_the_status_and_provider_message_but_never_the_key() {
     assert!(!text.contains("sk-test-secret"));
     let err = model
         .complete(&request(
-            "p/m",
             vec![Message::User {
                 content: "hi".into(),
             }],
@@ -264,9 +262,8 @@ fn deadline_and_cancellation() {
         std::thread::sleep(Duration::from_millis(1500));
         drop(stream);
     });
-    let model = HttpModel::new(&base);
+    let model = HttpModel::new(&base, "m");
     let mut req = request(
-        "m",
         vec![Message::User {
             content: "hi".into(),
         }],
@@ -279,18 +276,17 @@ fn deadline_and_cancellation() {
     // Past deadline or cancelled: nothing is sent (the port is closed by now).
     req.deadline = Instant::now();
     assert_eq!(model.complete(&req), Err(ModelError::Timeout));
-    let req = request("m", vec![], false);
+    let req = request(vec![], false);
     req.cancel.cancel();
     assert_eq!(model.complete(&req), Err(ModelError::Cancelled));
 }
 
 #[test]
 fn request_body_shapes() {
-    let model = HttpModel::new("http://x/v1")
-        .with_reasoning_effort(true)
+    let model = HttpModel::new("http://x/v1", "gpt-4o")
+        .with_reasoning_effort("high")
         .with_max_tokens(512);
     let req = request(
-        "openai/gpt-4o",
         vec![
             Message::User {
                 content: "q".into(),
@@ -330,11 +326,27 @@ fn request_body_shapes() {
         body["messages"][4],
         json!({"role": "assistant", "content": "done"})
     );
-    let mut off = req.clone();
-    off.think_level = "off".into();
-    assert!(model.request_body(&off).get("reasoning_effort").is_none());
-    assert_eq!(wire_model_id("a/b/c"), "b/c");
-    assert_eq!(wire_model_id("plain"), "plain");
+    // Thinking levels: `off` (or an unknown level) sends nothing; `xhigh`/`max` are `high`.
+    for (level, want) in [
+        ("off", None),
+        ("bogus", None),
+        ("minimal", Some("minimal")),
+        ("low", Some("low")),
+        ("medium", Some("medium")),
+        ("xhigh", Some("high")),
+        ("max", Some("high")),
+    ] {
+        let body = HttpModel::new("http://x/v1", "gpt-4o")
+            .with_reasoning_effort(level)
+            .request_body(&req);
+        assert_eq!(
+            body.get("reasoning_effort").and_then(Value::as_str),
+            want,
+            "{level}"
+        );
+    }
+    let plain = HttpModel::new("http://x/v1", "gpt-4o").request_body(&req);
+    assert!(plain.get("reasoning_effort").is_none(), "not set: not sent");
 }
 
 #[test]

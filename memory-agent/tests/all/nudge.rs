@@ -4,9 +4,9 @@
 use std::path::Path;
 
 use jiff::{SignedDuration, Timestamp};
-use memory_agent::nudge::{NUDGE_TITLE, count_project_sessions, nudge_message};
-use memory_agent::sessions::{ProjectSessions, SessionSearchOptions, session_dir_for_cwd};
-use memory_agent::{count_sessions, should_nudge};
+use memory_agent::nudge::{NUDGE_TITLE, nudge_message};
+use memory_agent::pi::sessions::{ProjectSessions, SessionSearchOptions, session_dir_for_cwd};
+use memory_agent::{NudgeThresholds, should_nudge};
 use memory_core::clock::iso_millis;
 use memory_core::{Config, DreamMeta};
 use proptest::prelude::*;
@@ -24,7 +24,9 @@ fn meta(hours_ago: i64, count: u64) -> DreamMeta {
 
 #[test]
 fn s1_to_s4() {
-    let cfg = Config::default().dream; // 5 sessions / 24 h
+    let cfg = NudgeThresholds::from(&Config::default().dream); // 5 sessions / 24 h
+    assert_eq!(cfg, NudgeThresholds::default());
+    assert_eq!((cfg.after_sessions, cfg.after_hours), (5, 24.0));
     // (id, sessions, meta, expected message)
     let rows: [(&str, u64, Option<DreamMeta>, Option<&str>); 7] = [
         (
@@ -53,7 +55,7 @@ fn s1_to_s4() {
 
 #[test]
 fn s1_nudge_fields_and_confirm_texts() {
-    let n = should_nudge(Some(&meta(48, 2)), 8, now(), &Config::default().dream).unwrap();
+    let n = should_nudge(Some(&meta(48, 2)), 8, now(), &NudgeThresholds::default()).unwrap();
     assert_eq!((n.sessions, n.new_entries), (8, 6));
     assert_eq!(n.title(), "Memory Consolidation");
     assert_eq!(NUDGE_TITLE, "Memory Consolidation");
@@ -65,9 +67,10 @@ fn s1_nudge_fields_and_confirm_texts() {
 
 #[test]
 fn thresholds_are_inclusive_and_configurable() {
-    let mut cfg = Config::default().dream;
-    cfg.nudge_after_sessions = 2;
-    cfg.nudge_after_hours = 1.5;
+    let mut dream = Config::default().dream;
+    dream.nudge_after_sessions = 2;
+    dream.nudge_after_hours = 1.5;
+    let cfg = NudgeThresholds::from(&dream);
     let exactly = DreamMeta {
         last_dream_at: iso_millis(now() - SignedDuration::from_mins(90)),
         session_count_at_dream: 1,
@@ -83,18 +86,20 @@ fn thresholds_are_inclusive_and_configurable() {
 
 #[test]
 fn fewer_sessions_than_recorded_count_zero_new() {
-    let cfg = Config::default().dream;
+    let cfg = NudgeThresholds::default();
     // Sessions deleted since the dream: never negative, never a nudge.
     assert!(should_nudge(Some(&meta(100, 10)), 3, now(), &cfg).is_none());
-    let mut zero = cfg.clone();
-    zero.nudge_after_sessions = 0;
+    let zero = NudgeThresholds {
+        after_sessions: 0,
+        ..cfg
+    };
     let n = should_nudge(Some(&meta(100, 10)), 3, now(), &zero).unwrap();
     assert_eq!(n.new_entries, 0);
 }
 
 #[test]
 fn unparseable_or_future_last_dream_never_nudges() {
-    let cfg = Config::default().dream;
+    let cfg = NudgeThresholds::default();
     let bad = DreamMeta {
         last_dream_at: "yesterday".into(),
         session_count_at_dream: 0,
@@ -128,24 +133,33 @@ fn write_session(dir: &Path, file: &str, id: &str, cwd: &str) {
 
 #[test]
 fn counts_sessions_like_pi_lists_them() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("sessions");
+    let sb = testkit::Sandbox::new();
+    let agent_dir = sb.agent_dir();
     let cwd = Path::new("/home/u/app");
-    assert_eq!(count_sessions(&root, cwd).unwrap(), 0, "missing directory");
-    let dir = session_dir_for_cwd(&root, cwd);
+    let project = ProjectSessions::for_agent_dir(
+        agent_dir.as_std_path(),
+        cwd,
+        SessionSearchOptions::default(),
+    );
+    assert_eq!(project.count().unwrap(), 0, "missing directory");
+    let dir = project.dir.clone();
+    assert_eq!(
+        dir,
+        session_dir_for_cwd(agent_dir.join("sessions").as_std_path(), cwd)
+    );
     write_session(&dir, "2026-11-29T21-37-25-309Z_a.jsonl", "a", "/home/u/app");
     write_session(&dir, "2026-11-29T22-00-00-000Z_b.jsonl", "b", "/home/u/app");
     std::fs::write(dir.join("notes.jsonl"), "not a session\n").unwrap();
     std::fs::write(dir.join("c.txt"), "ignored").unwrap();
-    assert_eq!(count_sessions(&root, cwd).unwrap(), 2);
+    assert_eq!(project.count().unwrap(), 2);
 
     // A flat session directory filtered on the header cwd.
-    let flat = tmp.path().join("flat");
+    let flat = sb.path("flat").into_std_path_buf();
     write_session(&flat, "1_a.jsonl", "a", "/home/u/app");
     write_session(&flat, "2_b.jsonl", "b", "/home/u/other");
     let project =
         ProjectSessions::flat(flat, "/home/u/app".into(), SessionSearchOptions::default());
-    assert_eq!(count_project_sessions(&project).unwrap(), 1);
+    assert_eq!(project.count().unwrap(), 1);
 }
 
 proptest! {
@@ -159,9 +173,10 @@ proptest! {
         after_sessions in 0u64..10,
         after_hours in 0u32..80,
     ) {
-        let mut cfg = Config::default().dream;
-        cfg.nudge_after_sessions = after_sessions;
-        cfg.nudge_after_hours = f64::from(after_hours);
+        let cfg = NudgeThresholds {
+            after_sessions,
+            after_hours: f64::from(after_hours),
+        };
         let m = DreamMeta {
             last_dream_at: iso_millis(now() - SignedDuration::from_mins(minutes_ago)),
             session_count_at_dream: at_dream,

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use memory_agent::sessions::{
+use memory_agent::pi::sessions::{
     Role, SessionEntry, SessionSearchOptions, TextSource, list_sessions, read_session,
     render_session_results, search_sessions, session_dir_for_cwd,
 };

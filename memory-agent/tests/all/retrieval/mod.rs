@@ -12,7 +12,7 @@
 //! Measured: recall@3 (per prompt, relevant memories surfaced / min(3, relevant), averaged),
 //! the same for the no-model baseline "the 3 newest memories", the recall of the 20-candidate
 //! hybrid manifest, and how often an unrelated prompt surfaces nothing. Run with
-//! `cargo test -p memory-agent --test retrieval -- --nocapture` to see the figures (and
+//! `cargo test -p memory-agent --test all retrieval -- --nocapture` to see the figures (and
 //! `RETRIEVAL_VERBOSE=1` for every miss); BENCHMARKS.md ("Retrieval quality") records them.
 #![allow(clippy::unwrap_used)]
 
@@ -20,9 +20,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use memory_agent::surfacing::{HYBRID_CANDIDATES, Surfacer, SurfacingRequest};
+use memory_agent::surfacing::{HYBRID_CANDIDATES, Surfacer};
 use memory_core::clock::Clock;
-use memory_core::{AddRequest, Config, EntryType, Store, StoreOptions};
+use memory_core::{AddRequest, EntryType, Store, StoreOptions};
 use memory_rank::{Cutoff, LexicalDoc, LexicalIndex};
 use serde::Deserialize;
 
@@ -62,7 +62,7 @@ fn load() -> Data {
 }
 
 /// A store holding every memory, added in a fixed shuffled order one minute apart.
-fn store(data: &Data, dir: &std::path::Path) -> Store {
+fn store(data: &Data, sb: &testkit::Sandbox) -> Store {
     let minute = Arc::new(AtomicI64::new(0));
     let tick = Arc::clone(&minute);
     let clock = Clock::from_fn(move || {
@@ -70,7 +70,7 @@ fn store(data: &Data, dir: &std::path::Path) -> Store {
         jiff::Timestamp::from_second(1_790_000_000 + m * 60).unwrap()
     });
     let store = Store::new(
-        dir.join("proj"),
+        sb.path("proj"),
         StoreOptions {
             clock,
             ..StoreOptions::default()
@@ -104,8 +104,8 @@ fn recall(picked: &[String], relevant: &[String]) -> f64 {
 fn lexical_recall_at_3_beats_newest_3_and_unrelated_prompts_stay_silent() {
     let data = load();
     assert!(data.memories.len() >= 60 && data.queries.len() >= 120);
-    let tmp = tempfile::tempdir().unwrap();
-    let store = store(&data, tmp.path());
+    let sb = testkit::Sandbox::new();
+    let store = store(&data, &sb);
     let entries = store.list().unwrap();
     assert_eq!(entries.len(), data.memories.len());
     let name_of: HashMap<&str, &str> = entries
@@ -126,15 +126,12 @@ fn lexical_recall_at_3_beats_newest_3_and_unrelated_prompts_stay_silent() {
         modified: &e.meta.modified,
     }));
 
-    let cfg = Config::default();
-    let mut surfacer = Surfacer::new();
+    let mut surfacer = Surfacer::default();
     let verbose = std::env::var_os("RETRIEVAL_VERBOSE").is_some();
     let (mut lexical, mut baseline, mut candidates, mut hit_any) = (0.0, 0.0, 0.0, 0usize);
     for q in &data.queries {
         surfacer.reset();
-        let out = surfacer
-            .surface(&store, &cfg, SurfacingRequest::new(&q.query))
-            .unwrap();
+        let out = surfacer.surface(&store, q.query.as_str()).unwrap();
         let picked: Vec<String> = out
             .files
             .iter()
@@ -163,9 +160,7 @@ fn lexical_recall_at_3_beats_newest_3_and_unrelated_prompts_stay_silent() {
     let mut silent = 0usize;
     for prompt in &data.unrelated {
         surfacer.reset();
-        let out = surfacer
-            .surface(&store, &cfg, SurfacingRequest::new(prompt))
-            .unwrap();
+        let out = surfacer.surface(&store, prompt.as_str()).unwrap();
         if out.files.is_empty() {
             silent += 1;
         } else if verbose {
