@@ -89,6 +89,7 @@ impl HttpModel {
     /// # Errors
     /// [`ModelError::Failed`] naming the variable (never a value) when it is unset, empty
     /// or not Unicode.
+    #[allow(clippy::disallowed_methods)] // the caller named this variable for its key
     pub fn with_api_key_env(self, var: &str) -> Result<Self, ModelError> {
         match std::env::var(var) {
             Ok(key) if !key.is_empty() => Ok(self.with_api_key(key)),

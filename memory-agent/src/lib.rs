@@ -66,6 +66,7 @@
 //! - Session search limitations (activity time, JSON escaping, JSON-key queries) are listed
 //!   in [`pi::sessions`].
 #![forbid(unsafe_code)]
+#![cfg_attr(test, allow(clippy::disallowed_methods))]
 
 pub mod agent;
 pub mod dream;
@@ -99,3 +100,8 @@ pub use options::{
 };
 pub use surfacing::{Fallback, Surfaced, Surfacer, SurfacingRequest};
 pub use tool::MemoryTool;
+
+/// The README's "Embed it" example, compiled and run as a doctest so it stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

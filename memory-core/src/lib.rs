@@ -50,6 +50,7 @@
 //! * Unix only for now (file modes, `O_NOFOLLOW`); Windows naming rules exist as pure
 //!   functions in `memory-keys`/`memory-index`.
 #![forbid(unsafe_code)]
+#![cfg_attr(test, allow(clippy::disallowed_methods))]
 
 pub mod clock;
 pub mod config;

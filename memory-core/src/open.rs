@@ -39,6 +39,7 @@ pub struct Project {
 }
 
 /// The user's home directory from `HOME`.
+#[allow(clippy::disallowed_methods)] // memory-core owns HOME
 pub fn home_dir() -> Option<PathBuf> {
     std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
@@ -46,6 +47,7 @@ pub fn home_dir() -> Option<PathBuf> {
 }
 
 /// pi's agent directory: `PI_CODING_AGENT_DIR`, else `~/.pi/agent`.
+#[allow(clippy::disallowed_methods)] // and pi's agent directory
 pub fn default_agent_dir() -> Option<PathBuf> {
     match std::env::var_os("PI_CODING_AGENT_DIR").filter(|d| !d.is_empty()) {
         Some(d) => Some(PathBuf::from(d)),

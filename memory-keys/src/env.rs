@@ -42,6 +42,7 @@ pub struct GitEnv {
 impl GitEnv {
     /// The current process environment (every variable git's discovery or configuration
     /// lookup depends on).
+    #[allow(clippy::disallowed_methods)] // the git environment is read here, once
     pub fn from_process() -> Self {
         let vars = INTERPRETED
             .iter()

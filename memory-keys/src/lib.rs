@@ -63,6 +63,7 @@
 //! * `dir_name` output is at most 120 bytes on POSIX but up to 123 on Windows (the trailing
 //!   `.`/space escape and device prefix are applied after truncation, as in the original).
 #![forbid(unsafe_code)]
+#![cfg_attr(test, allow(clippy::disallowed_methods))]
 
 mod env;
 mod gitcmd;

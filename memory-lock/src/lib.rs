@@ -90,6 +90,8 @@
 //!   through a symlink are two locks (the `.lock` file still excludes their writes).
 //! - The logical lock is not re-entrant; asking again on the same thread times out.
 #![forbid(unsafe_code)]
+// This crate owns durable writes, renames and kernel locks (clippy.toml).
+#![allow(clippy::disallowed_methods)]
 #![cfg(unix)]
 
 pub mod durable;

@@ -438,7 +438,7 @@ fn versions_guard_replace_and_remove() {
         .replace(ReplaceRequest {
             reference: "A".into(),
             body: Some("three".into()),
-            expected_version: Some(a.version.clone()),
+            expected_version: Some(a.version),
             ..ReplaceRequest::default()
         })
         .unwrap_err();
@@ -446,7 +446,7 @@ fn versions_guard_replace_and_remove() {
     let err = f.store.remove("A", Some(&a.version)).unwrap_err();
     assert_eq!(err.to_string(), "Memory conflict: stale version");
     assert_eq!(f.tree(), before);
-    let current = f.store.read("A").unwrap().unwrap().version.clone();
+    let current = f.store.read("A").unwrap().unwrap().version;
     f.store.remove("A", Some(&current)).unwrap();
 }
 

@@ -13,6 +13,8 @@
 //!
 //! With `MEMORY_LOCK_SLOTS=1` in the environment the process reuses its lock record file
 //! (`memory_lock::enable_lock_slots`).
+// A development tool: plain file writes and environment reads are its job.
+#![allow(clippy::disallowed_methods)]
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
