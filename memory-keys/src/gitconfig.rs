@@ -14,7 +14,7 @@ pub(crate) struct Entry {
 
 impl Entry {
     /// The remote name when this is `remote.<name>.url` (git's `^remote\..*\.url$`).
-    pub fn remote_url_name(&self) -> Option<&str> {
+    pub(crate) fn remote_url_name(&self) -> Option<&str> {
         self.key.strip_prefix("remote.")?.strip_suffix(".url")
     }
 }

@@ -7,7 +7,7 @@
 
 mod cache;
 mod round;
-pub mod types;
+pub(crate) mod types;
 mod write;
 
 use std::io;
