@@ -1,7 +1,7 @@
 //! Group `sessions`: `memory_agent::pi::sessions::search_sessions` over >= 1 GiB of generated pi
 //! session files against `rg -F -i` on the same directory, in the same run.
 //!
-//! The corpus imitates pi 1.6.0 files (`pi-host.md` §h): header, `session_info`, model and
+//! The corpus imitates pi 1.6.0 files (`docs/pi-host.md` §h): header, `session_info`, model and
 //! thinking changes, then turns of user prompt, hidden recall `custom_message`, assistant
 //! message with thinking + text + tool call, a large `toolResult` (code dump) and a final
 //! assistant answer, with an occasional compaction. The query literal appears, in mixed case,

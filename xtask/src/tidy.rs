@@ -18,7 +18,7 @@
 //! The scanner is hand-written (xtask depends on `anyhow` only). It is deliberately narrow so
 //! that ordinary text is never taken for a citation: a bare `A14` counts only after
 //! `VECTORS ` or `§`, or as `("A14",` in a `vectors.rs` test table; `§` must be followed by an
-//! upper-case section letter (`pi-host.md §h` is not a vector citation).
+//! upper-case section letter (`docs/pi-host.md §h` is not a vector citation).
 //!
 //! This file is skipped by the citation scan: its own tests spell out citations that must not
 //! resolve.

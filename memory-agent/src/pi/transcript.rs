@@ -44,7 +44,7 @@ fn tool_calls_of(content: Option<&Value>) -> Vec<TranscriptToolCall> {
         .collect()
 }
 
-/// Converts pi `AgentMessage` JSON (pi-host.md §e) into transcript messages, in order.
+/// Converts pi `AgentMessage` JSON (docs/pi-host.md §e) into transcript messages, in order.
 ///
 /// - `user`: its text (images `[image]`); dropped when empty.
 /// - `assistant`: text blocks and `toolCall` blocks (thinking ignored); dropped when it has

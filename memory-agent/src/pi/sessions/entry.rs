@@ -2,7 +2,7 @@
 //!
 //! pi 1.6.0 writes one JSON object per line (`JSON.stringify`, no pretty printing): a
 //! `{"type":"session",…}` header first, then entries `{type,id,parentId,timestamp,…}`
-//! (`/work/shared/pi-host.md` §h). This module turns one such line into a [`SessionEntry`]
+//! (`docs/pi-host.md` §h). This module turns one such line into a [`SessionEntry`]
 //! that borrows its strings from the line whenever JSON escaping allows it.
 //!
 //! Tolerance rules, so that a newer pi or a hand-edited file never makes a whole session

@@ -23,7 +23,7 @@
 //! for "what did we try" wants them):
 //! - text blocks of `user` and `assistant` messages (not thinking, not tool-call arguments);
 //! - `custom_message` content and `custom`-role messages (model context, like user text);
-//! - `compaction` and `branch_summary` summaries (pi-host.md §h asks for them; they are the
+//! - `compaction` and `branch_summary` summaries (docs/pi-host.md §h asks for them; they are the
 //!   only text left of compacted stretches in pi's view);
 //! - tool results only with [`SessionSearchOptions::include_tool_results`] (off by default:
 //!   the issue and PS-19 limit search to the conversation).

@@ -1,4 +1,4 @@
-//! Where pi keeps session files (`pi-host.md` §h "Location").
+//! Where pi keeps session files (`docs/pi-host.md` §h "Location").
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -88,7 +88,7 @@ mod tests {
 
     #[test]
     fn encodes_like_pi() {
-        // pi-host.md §h example.
+        // docs/pi-host.md §h example.
         assert_eq!(
             encode_cwd("/tmp/pi-e2e/work/project"),
             "--tmp-pi-e2e-work-project--"

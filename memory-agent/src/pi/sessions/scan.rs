@@ -257,7 +257,7 @@ impl NameTracker {
         while let Some(p) = finder.find(&region[from..]) {
             let (s, e) = line_at(region, from + p);
             if let Ok(SessionEntry::SessionInfo { name, .. }) = SessionEntry::parse(&region[s..e]) {
-                // Latest wins; an empty or absent name clears it (pi-host.md §h).
+                // Latest wins; an empty or absent name clears it (docs/pi-host.md §h).
                 self.name = name.map(|n| n.trim().to_owned()).filter(|n| !n.is_empty());
             }
             from = e + 1;

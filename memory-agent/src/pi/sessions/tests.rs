@@ -1,5 +1,5 @@
 //! Fixture-based tests of the whole module. Lines are shaped like the real pi 1.6.0 lines
-//! quoted in `pi-host.md` §h.
+//! quoted in `docs/pi-host.md` §h.
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
