@@ -16,10 +16,15 @@
 //! * **Self-healing locks.** A `.lock` whose holder is provably dead on this host is reclaimed
 //!   (with a notice) and the index is surgically repaired, so a crashed writer never needs a
 //!   human. Live or other-host holders keep pi-memory's hard exclusion and texts.
-//! * **Versions.** Every entry carries a content version (sha256 prefix of its bytes);
+//! * **Versions.** Every entry carries a content [`Version`] (sha256 prefix of its bytes);
 //!   `replace`/`remove`/`rename` accept an expected version and fail with
 //!   `Memory conflict: stale version` when the entry changed meanwhile — so a long dream never
 //!   overwrites a concurrent write.
+//! * **Rounds.** A [`Round`] holds the logical lock for many writes (a dream, an
+//!   extraction); writes go to a [`Target`] — the store itself or a round — so the same code
+//!   serves both. Things a write did besides writing come back as typed [`Notice`]s.
+//! * **UTF-8 paths** ([`camino`]): memory directories are shared with pi, whose paths are
+//!   JavaScript strings.
 //! * **Secrets are refused** on write without ever echoing the value ([`secrets`]).
 //! * **No model, ever**: this crate is storage. Orchestration lives in `memory-agent`.
 //!
@@ -27,15 +32,15 @@
 //! ```
 //! use memory_core::{AddRequest, Store, StoreOptions};
 //!
-//! let dir = tempfile::tempdir()?;
-//! let store = Store::new(dir.path().join("proj"), StoreOptions::default());
+//! let sandbox = testkit::Sandbox::new(); // a temp dir with a UTF-8 path
+//! let store = Store::new(sandbox.path("proj"), StoreOptions::default());
 //! let saved = store.add(AddRequest {
 //!     name: "SSH port on staging".into(),
 //!     body: "staging SSH listens on 2222, not 22.".into(),
 //!     ..AddRequest::default()
 //! })?;
 //! assert_eq!(saved.saved_text(), "Saved \"SSH port on staging\" (SSH-port-on-staging.md).");
-//! let index = std::fs::read_to_string(dir.path().join("proj/MEMORY.md"))?;
+//! let index = std::fs::read_to_string(store.dir().join("MEMORY.md"))?;
 //! assert_eq!(index, "- [SSH port on staging](SSH-port-on-staging.md) — staging SSH listens on 2222, not 22.\n");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

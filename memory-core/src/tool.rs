@@ -152,6 +152,8 @@ pub struct ToolOutput {
     pub saved: Option<String>,
     /// Notices for the user (reclaimed lock, repair), not part of `text`.
     pub notices: Vec<Notice>,
+    /// How many memories a `search` found (pi-memory's result `details.count`).
+    pub count: Option<usize>,
 }
 
 impl ToolOutput {
@@ -342,7 +344,10 @@ fn run(
             match string_arg(args, "scope")?.as_deref() {
                 None | Some("") | Some("memory") => {
                     let hits = target.search(&query).map_err(text_of)?;
-                    Ok(ToolOutput::ok(search_text(&hits, versions)))
+                    Ok(ToolOutput {
+                        count: Some(hits.len()),
+                        ..ToolOutput::ok(search_text(&hits, versions))
+                    })
                 }
                 Some("sessions") => match sessions {
                     Some(s) => s.search_sessions(&query).map(ToolOutput::ok),

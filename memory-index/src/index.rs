@@ -246,18 +246,22 @@ pub struct Rebuilt {
     pub header_lines: usize,
 }
 
-/// Listing order of entries: `modified` ascending, then file name ascending.
+/// Listing order of entries (`list`, `rebuild_index`): `modified` ascending, then file name
+/// by `localeCompare` ([`memory_js::locale_compare`]: `_x.md` < `a.md` < `B.md` < `c.md`),
+/// as pi-memory sorts them.
 ///
-// Decision: ties are broken by ordinal (byte) comparison of file names. pi-memory used
-// `localeCompare` (ICU collation, e.g. `a.md` < `B.md`); byte order is deterministic and
-// locale-independent and only differs for equal millisecond timestamps.
+// Decision: `modified` values are compared byte-wise. pi-memory compares them with
+// `localeCompare` too; for the ISO-8601 strings the store writes (one format, same length)
+// both orders agree, and byte order keeps the common case cheap.
 pub fn compare_modified_then_file(
     a_modified: &str,
     a_file: &str,
     b_modified: &str,
     b_file: &str,
 ) -> Ordering {
-    a_modified.cmp(b_modified).then_with(|| a_file.cmp(b_file))
+    a_modified
+        .cmp(b_modified)
+        .then_with(|| memory_js::locale_compare(a_file, b_file))
 }
 
 /// Rebuilds the index from the parseable entry files (PM-29).

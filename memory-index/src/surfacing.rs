@@ -39,7 +39,8 @@ pub struct ManifestEntry {
     pub modified: String,
 }
 
-/// Sorts by `modified` descending, ties by file ascending (ordinal), and keeps the first 200.
+/// Sorts by `modified` descending, ties by file ascending ([`memory_js::locale_compare`], as
+/// pi-memory's `localeCompare`), and keeps the first 200.
 ///
 /// Order of operations as in pi-memory: order and cap the whole list first, then the caller
 /// removes files already injected this session, then [`render_manifest`] splits the budget
@@ -48,7 +49,7 @@ pub fn order_manifest(entries: &mut Vec<ManifestEntry>) {
     entries.sort_by(|a, b| {
         Reverse(&a.modified)
             .cmp(&Reverse(&b.modified))
-            .then_with(|| a.file.cmp(&b.file))
+            .then_with(|| memory_js::locale_compare(&a.file, &b.file))
     });
     entries.truncate(MANIFEST_MAX_ENTRIES);
 }

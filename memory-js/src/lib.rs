@@ -3,7 +3,7 @@
 //!
 //! pi-memory and its siblings are TypeScript. Their `trim()` and regex `\s` use the
 //! ECMAScript whitespace set, `length`/`slice` count UTF-16 code units, the default
-//! `Array.prototype.sort` compares UTF-16 code units, `Date.prototype.toISOString` prints
+//! `Array.prototype.sort` compares UTF-16 code units while `localeCompare` collates, `Date.prototype.toISOString` prints
 //! six-digit years outside 0..=9999, and `JSON.stringify` prints numbers with
 //! `Number.prototype.toString`. Byte compatibility depends on every one of these, so each
 //! is a small pure function here and every other crate calls it instead of keeping its own
@@ -32,14 +32,16 @@
 //! # Limitations
 //! * [`js_stringify`] writes object keys in `serde_json`'s order (sorted), where JavaScript
 //!   keeps insertion order.
-//! * Locale-aware comparison (`localeCompare`) is not here: nothing in the workspace sorts
-//!   with it yet.
+//! * [`locale_compare`] is the CLDR root collation, whatever the user's locale (pi-memory's
+//!   `localeCompare` follows the locale of its Node process).
 #![forbid(unsafe_code)]
 
+mod collate;
 mod date;
 mod json;
 mod string;
 
+pub use collate::locale_compare;
 pub use date::iso_millis;
 pub use json::{js_number, js_stringify};
 pub use string::{

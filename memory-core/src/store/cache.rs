@@ -190,8 +190,12 @@ impl Store {
                 .filter_map(|r| r.entry.clone())
                 .collect();
             entries.sort_by(|a, b| {
-                (a.meta.modified.as_str(), a.file.as_str())
-                    .cmp(&(b.meta.modified.as_str(), b.file.as_str()))
+                memory_index::compare_modified_then_file(
+                    &a.meta.modified,
+                    &a.file,
+                    &b.meta.modified,
+                    &b.file,
+                )
             });
             cache.sorted = entries;
             cache.sorted_valid = true;

@@ -55,20 +55,21 @@ fn the_five_actions_return_pi_memorys_texts() {
         .text,
         "Replaced \"CON\" (_CON.md)."
     );
+    let found = call(s, &mut book, json!({"action": "search", "query": "PROBE"}));
     assert!(
-        call(s, &mut book, json!({"action": "search", "query": "PROBE"}))
+        found
             .text
             .starts_with("## lock-probe\nfile: lock-probe.md\ntype: feedback\n\n0-byte lock probe")
     );
-    assert_eq!(
-        call(
-            s,
-            &mut book,
-            json!({"action": "search", "query": "nothing"})
-        )
-        .text,
-        "No matches in memory."
+    // pi-memory's search result details carry the number of hits.
+    assert_eq!(found.count, Some(1));
+    let none = call(
+        s,
+        &mut book,
+        json!({"action": "search", "query": "nothing"}),
     );
+    assert_eq!(none.text, "No matches in memory.");
+    assert_eq!(none.count, Some(0));
     assert_eq!(
         call(s, &mut book, json!({"action": "remove", "name": "CON"})).text,
         "Removed \"CON\"."
