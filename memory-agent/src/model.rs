@@ -173,6 +173,7 @@ pub struct Completion {
 
 /// Why a completion failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ModelError {
     /// The deadline passed.
     #[error("model call timed out")]

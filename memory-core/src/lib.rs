@@ -71,7 +71,7 @@ pub use config::{
     Config, ConfigProblem, LoadedConfig, Selector, SessionPersistence, Task, load_config,
 };
 pub use error::StoreError;
-pub use open::{OpenError, Project, default_agent_dir, home_dir, open_project};
+pub use open::{OpenError, Project, default_agent_dir, expand_dir, home_dir, open_project};
 pub use status::{ModuleState, Modules, misconfigured_block, status_block};
 pub use store::types::{
     AddRequest, DreamMeta, IndexSection, Notice, ParseVersionError, RebuildOutcome,

@@ -11,16 +11,17 @@ use crate::store::{Store, StoreOptions};
 
 /// Why a project's store could not be opened.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum OpenError {
     /// The home directory is unknown (no `HOME`), so `~` cannot be expanded.
-    #[error("cannot expand \"~\" in memoryDir: the HOME environment variable is not set")]
+    #[error("cannot expand \"~\": the HOME environment variable is not set")]
     NoHome,
     /// Project identity resolution failed (the derived directory escapes the memory root).
     #[error(transparent)]
     Keys(#[from] memory_keys::KeysError),
     /// The memory directory's path is not UTF-8 (the home directory or `--cwd` is not);
     /// pi's paths are JavaScript strings, so such a directory cannot be shared with it.
-    #[error("the memory directory {} is not a UTF-8 path", path.display())]
+    #[error("{} is not a UTF-8 path", path.display())]
     NotUtf8 {
         /// The path as derived.
         path: PathBuf,
@@ -55,6 +56,29 @@ pub fn default_agent_dir() -> Option<PathBuf> {
     }
 }
 
+/// A directory setting as written in `memory.json` (`memoryDir`, `sessionDir`): `~` and
+/// `~/…` expand to the home directory, a relative path is resolved against `base`, the
+/// result lexically normalised (memory-keys' rules, PM-01).
+///
+/// # Errors
+/// [`OpenError::NoHome`] for a `~` path without a home directory, [`OpenError::NotUtf8`] when
+/// the result is not a UTF-8 path.
+pub fn expand_dir(raw: &str, base: &Path) -> Result<Utf8PathBuf, OpenError> {
+    let path = expand_with(raw, base, home_dir().as_deref())?;
+    Utf8PathBuf::from_path_buf(path).map_err(|path| OpenError::NotUtf8 { path })
+}
+
+/// [`expand_dir`] with the home directory given (`None`: unknown).
+fn expand_with(raw: &str, base: &Path, home: Option<&Path>) -> Result<PathBuf, OpenError> {
+    let needs_home = raw == "~" || raw.starts_with("~/");
+    let home = match (home, needs_home) {
+        (Some(h), _) => h,
+        (None, true) => return Err(OpenError::NoHome),
+        (None, false) => Path::new("/"),
+    };
+    Ok(expand_memory_dir(raw, home, base, Platform::current()))
+}
+
 /// Resolves `cwd` to its project memory directory under `config.memory_dir` (or
 /// `memory_dir_override`) and opens the store there. Nothing is created on disk.
 pub fn open_project(
@@ -64,20 +88,11 @@ pub fn open_project(
     home: Option<&Path>,
 ) -> Result<Project, OpenError> {
     let raw = memory_dir_override.unwrap_or(&config.memory_dir);
-    let needs_home = raw == "~" || raw.starts_with("~/");
-    let home_buf;
     let home = match home {
-        Some(h) => h,
-        None => {
-            home_buf = home_dir();
-            match (&home_buf, needs_home) {
-                (Some(h), _) => h.as_path(),
-                (None, true) => return Err(OpenError::NoHome),
-                (None, false) => Path::new("/"),
-            }
-        }
+        Some(h) => Some(h.to_path_buf()),
+        None => home_dir(),
     };
-    let memory_root = expand_memory_dir(raw, home, cwd, Platform::current());
+    let memory_root = expand_with(raw, cwd, home.as_deref())?;
     let dir = resolve(cwd, &memory_root)?;
     let store_dir = Utf8PathBuf::from_path_buf(dir.path.clone())
         .map_err(|path| OpenError::NotUtf8 { path })?;

@@ -7,6 +7,7 @@ use memory_js::{is_js_whitespace, js_trim, utf16_len, utf16_prefix};
 
 /// A rejected `add`/`replace`/`rename` argument. `Display` is pi-memory's exact error text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ValidationError {
     /// The trimmed name is empty.
     #[error("name is required")]

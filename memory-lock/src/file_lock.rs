@@ -243,6 +243,7 @@ impl Default for LockOptions {
 
 /// Why `.lock` could not be taken. Texts are pi-memory's (PM-46, PM-47).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum FileLockError {
     /// A live (or other-host) holder kept it for the whole timeout.
     #[error("Memory is locked by {} (pid {}, started {})", holder.op, holder.pid, holder.started_at)]

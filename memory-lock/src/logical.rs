@@ -84,6 +84,7 @@ impl Drop for LogicalGuard {
 
 /// The logical lock could not be taken in time (PM-48, M7, M8).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LogicalLockError {
     /// Another operation in this process held the lock for the whole timeout.
     #[error(

@@ -45,6 +45,7 @@ pub const MIGRATE_PREFIX: &str = "migrate-";
 
 /// Why a snapshot could not be taken. The caller aborts its write (PM-53).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SnapshotError {
     /// `.backups/` or the snapshot directory could not be created (e.g. `.backups` is a file).
     #[error("Cannot create snapshot directory {}: {source}", path.display())]

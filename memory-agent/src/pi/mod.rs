@@ -52,21 +52,11 @@ impl SessionFiles {
     }
 
     fn dir(&self, memory_dir: &camino::Utf8Path) -> Result<Utf8PathBuf, String> {
-        Ok(match self.session_dir.as_deref() {
-            Some(d) if d == "~" || d.starts_with("~/") => {
-                let home = memory_core::home_dir()
-                    .ok_or("Cannot save the headless session: HOME is not set")?;
-                let home = Utf8PathBuf::from_path_buf(home).map_err(|h| {
-                    format!(
-                        "Cannot save the headless session: the home directory {} is not UTF-8",
-                        h.display()
-                    )
-                })?;
-                home.join(d.trim_start_matches('~').trim_start_matches('/'))
-            }
-            Some(d) => memory_dir.join(d), // an absolute `d` replaces the base
-            None => memory_dir.join("sessions"),
-        })
+        match self.session_dir.as_deref() {
+            Some(d) => memory_core::expand_dir(d, memory_dir.as_std_path())
+                .map_err(|e| format!("Cannot save the headless session: {e}")),
+            None => Ok(memory_dir.join("sessions")),
+        }
     }
 }
 

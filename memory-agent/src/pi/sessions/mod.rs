@@ -95,6 +95,7 @@ pub use tool::ProjectSessions;
 /// Failures of the session functions. Unreadable or foreign files inside a session
 /// directory are skipped, not errors.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SessionError {
     /// The search query was empty or only whitespace.
     #[error("query is required for search")]
