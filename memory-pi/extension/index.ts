@@ -13,21 +13,70 @@
 // computed like pi's getAgentDir), registers the tool from ./tool.json (`pimem tool-schema`,
 // kept equal by a test) without waiting for the sidecar, and never blocks session_start: the
 // sidecar starts while pi finishes its own startup.
+//
+// Types: the protocol's messages come from ./protocol.ts, generated from the sidecar's Rust
+// types (memory-pi/src/serve/protocol.rs) and kept equal by a test; pi's from its own type
+// declarations. Both are imported as types only, so nothing is loaded at run time.
+// `cargo xtask e2e` type-checks this file (tsc --noEmit, ./tsconfig.json).
 import { type ChildProcess, spawn } from "node:child_process";
 import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+import type {
+	AgentEndEvent,
+	ExtensionAPI,
+	ExtensionCommandContext,
+	ExtensionContext,
+	ToolDefinition,
+} from "@earendil-works/pi-coding-agent";
+import type {
+	CommandResult,
+	ConfirmParams,
+	ConfirmResult,
+	Level,
+	ModelCompleteParams,
+	ModelCompletion,
+	ModelMessage,
+	ModelsResolveParams,
+	ModelsResolveResult,
+	ModelStopReason,
+	Notification,
+	PiRequests,
+	SessionStartResult,
+	SidecarNotifications,
+	SidecarRequests,
+	StatusParams,
+	ToolRegistration,
+} from "./protocol.ts";
 
 const PROTOCOL = 1;
-const CLIENT_VERSION = "0.1.0";
 const SECTION = "memory_index";
 const RECORD_TYPE = "pimem-memory-index";
 const BIN_NAME = process.platform === "win32" ? "pimem.exe" : "pimem";
+/** Time the sidecar gets beyond `lock.timeoutMs` to answer `session/shutdown`. */
+const SHUTDOWN_GRACE_MS = 2000;
 
-type Level = "info" | "warning" | "error";
-type Json = any;
+// pi's types this file needs, named through the pi-coding-agent API (the one package it may
+// import; pi-ai's types are reached through it).
+type ModelRegistry = ExtensionContext["modelRegistry"];
+type PiModel = NonNullable<ReturnType<ModelRegistry["find"]>>;
+type PiContext = Parameters<ModelRegistry["streamSimple"]>[1];
+type PiMessage = PiContext["messages"][number];
+type PiTool = NonNullable<PiContext["tools"]>[number];
+type PiStreamOptions = NonNullable<Parameters<ModelRegistry["streamSimple"]>[2]>;
+type PiAssistantMessage = Extract<PiMessage, { role: "assistant" }>;
+type PiToolCall = Extract<PiAssistantMessage["content"][number], { type: "toolCall" }>;
+type AgentMessage = AgentEndEvent["messages"][number];
+
+/** The JSON-RPC messages the sidecar writes, as far as this file reads them. */
+type Incoming = {
+	id?: number | string | null;
+	method?: unknown;
+	params?: unknown;
+	result?: unknown;
+	error?: { code?: unknown; message?: unknown; data?: unknown } | null;
+};
 
 function isExecutable(path: string): boolean {
 	try {
@@ -65,16 +114,40 @@ function findBinary(): { path?: string; error?: string } {
 	};
 }
 
+/** This package's version (the `clientVersion` of `initialize`). */
+function clientVersion(): string {
+	try {
+		const pkg: { version?: unknown } = JSON.parse(readFileSync(join(HERE, "package.json"), "utf8"));
+		return typeof pkg.version === "string" ? pkg.version : "unknown";
+	} catch {
+		return "unknown";
+	}
+}
+
 class RpcFailure extends Error {
-	constructor(message: string, readonly code: number, readonly data?: Json) {
+	constructor(
+		message: string,
+		readonly code: number,
+		readonly data?: unknown,
+	) {
 		super(message);
 	}
+}
+
+/** The JSON-RPC `code` of a failure: its own numeric `code`, else -32603. */
+function errorCode(err: unknown): number {
+	return typeof err === "object" && err !== null && "code" in err && typeof err.code === "number" ? err.code : -32603;
+}
+
+/** The text of a failure: its `message`, else the value itself. */
+function errorMessage(err: unknown): string {
+	return typeof err === "object" && err !== null && "message" in err && err.message != null ? String(err.message) : String(err);
 }
 
 /** One `pimem serve` process and the JSON-RPC connection to it. */
 class Sidecar {
 	private readonly child: ChildProcess;
-	private readonly pending = new Map<number, { resolve: (v: Json) => void; reject: (e: Error) => void; timer?: NodeJS.Timeout }>();
+	private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer?: NodeJS.Timeout }>();
 	private nextId = 1;
 	private buf = "";
 	private dead: string | undefined;
@@ -84,8 +157,8 @@ class Sidecar {
 	constructor(
 		bin: string,
 		cwd: string,
-		private readonly serveRequest: (method: string, params: Json) => Promise<Json>,
-		private readonly onNotification: (method: string, params: Json) => void,
+		private readonly serveRequest: (method: string, params: unknown) => Promise<unknown>,
+		private readonly onNotification: (method: string, params: unknown) => void,
 		private readonly onDeath: (reason: string) => void,
 	) {
 		this.child = spawn(bin, ["serve"], { cwd, stdio: ["pipe", "pipe", "inherit"] });
@@ -108,26 +181,29 @@ class Sidecar {
 	}
 
 	private onLine(line: string) {
-		let msg: Json;
+		let msg: Incoming;
 		try {
 			msg = JSON.parse(line);
 		} catch {
 			return;
 		}
-		if (typeof msg.method === "string") {
+		if (typeof msg !== "object" || msg === null) return;
+		const method = msg.method;
+		if (typeof method === "string") {
 			if (msg.id === undefined || msg.id === null) {
-				this.onNotification(msg.method, msg.params ?? {});
+				this.onNotification(method, msg.params ?? {});
 				return;
 			}
 			const id = msg.id;
 			Promise.resolve()
-				.then(() => this.serveRequest(msg.method, msg.params ?? {}))
+				.then(() => this.serveRequest(method, msg.params ?? {}))
 				.then(
 					(result) => this.write({ jsonrpc: "2.0", id, result }),
-					(err) => this.write({ jsonrpc: "2.0", id, error: { code: typeof err?.code === "number" ? err.code : -32603, message: String(err?.message ?? err) } }),
+					(err: unknown) => this.write({ jsonrpc: "2.0", id, error: { code: errorCode(err), message: errorMessage(err) } }),
 				);
 			return;
 		}
+		if (typeof msg.id !== "number") return; // our ids are numbers
 		const waiter = this.pending.get(msg.id);
 		if (!waiter) return;
 		this.pending.delete(msg.id);
@@ -136,7 +212,7 @@ class Sidecar {
 		else waiter.resolve(msg.result);
 	}
 
-	private write(msg: Json) {
+	private write(msg: object) {
 		if (this.dead || !this.child.stdin?.writable) return;
 		this.child.stdin.write(`${JSON.stringify(msg)}\n`);
 	}
@@ -158,7 +234,8 @@ class Sidecar {
 		this.pending.clear();
 	}
 
-	call(method: string, params: Json, timeoutMs?: number): Promise<Json> {
+	/** Calls `method`; the result is the method's result type (the sidecar's types are this file's). */
+	call<M extends keyof PiRequests>(method: M, params: PiRequests[M]["params"], timeoutMs?: number): Promise<PiRequests[M]["result"]> {
 		if (this.dead) return Promise.reject(new Error(this.dead));
 		const id = this.nextId++;
 		return new Promise((resolve, reject) => {
@@ -168,7 +245,7 @@ class Sidecar {
 						reject(new Error(`pimem: ${method} got no answer within ${timeoutMs} ms`));
 					}, timeoutMs)
 				: undefined;
-			this.pending.set(id, { resolve, reject, timer });
+			this.pending.set(id, { resolve: (v) => resolve(v as PiRequests[M]["result"]), reject, timer });
 			this.write({ jsonrpc: "2.0", id, method, params });
 		});
 	}
@@ -185,17 +262,27 @@ class Sidecar {
 	}
 }
 
-const ZERO_USAGE = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+const ZERO_USAGE: PiAssistantMessage["usage"] = {
+	input: 0,
+	output: 0,
+	cacheRead: 0,
+	cacheWrite: 0,
+	totalTokens: 0,
+	cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+};
 
-/** memory_agent::Message JSON -> pi-ai messages. */
-function toPiMessages(messages: Json[], model: Json): Json[] {
+/** The sidecar's model messages -> pi-ai messages. */
+function toPiMessages(messages: ModelMessage[], model: PiModel): PiMessage[] {
 	const now = Date.now();
-	return messages.map((m) => {
+	return messages.map((m): PiMessage => {
 		if (m.role === "assistant") {
-			const calls = (m.toolCalls ?? []).map((c: Json) => ({ type: "toolCall", id: c.id, name: c.name, arguments: c.arguments ?? {} }));
+			const calls = m.toolCalls.map(
+				// The arguments are the JSON object the model produced (through pi) on an earlier turn.
+				(c): PiToolCall => ({ type: "toolCall", id: c.id, name: c.name, arguments: (c.arguments ?? {}) as PiToolCall["arguments"] }),
+			);
 			return {
 				role: "assistant",
-				content: [...(m.text ? [{ type: "text", text: m.text }] : []), ...calls],
+				content: [...(m.text ? [{ type: "text" as const, text: m.text }] : []), ...calls],
 				api: model.api,
 				provider: model.provider,
 				model: model.id,
@@ -205,17 +292,23 @@ function toPiMessages(messages: Json[], model: Json): Json[] {
 			};
 		}
 		if (m.role === "toolResult") {
-			return { role: "toolResult", toolCallId: m.toolCallId, toolName: m.toolName, content: [{ type: "text", text: String(m.content ?? "") }], isError: !!m.isError, timestamp: now };
+			return { role: "toolResult", toolCallId: m.toolCallId, toolName: m.toolName, content: [{ type: "text", text: m.content }], isError: m.isError, timestamp: now };
 		}
-		return { role: "user", content: String(m.content ?? ""), timestamp: now };
+		return { role: "user", content: m.content, timestamp: now };
 	});
 }
 
 /** Drops image payloads (extraction renders them as `[image]`) to keep lines small. */
-function withoutImageData(messages: Json[]): Json[] {
-	return messages.map((m) =>
-		Array.isArray(m?.content) ? { ...m, content: m.content.map((b: Json) => (b?.type === "image" ? { type: "image" } : b)) } : m,
-	);
+function withoutImageData(messages: readonly AgentMessage[]): unknown[] {
+	return messages.map((m) => {
+		const content: unknown = "content" in m ? m.content : undefined;
+		if (!Array.isArray(content)) return m;
+		return { ...m, content: content.map((b: unknown) => (isImage(b) ? { type: "image" } : b)) };
+	});
+}
+
+function isImage(block: unknown): boolean {
+	return typeof block === "object" && block !== null && "type" in block && block.type === "image";
 }
 
 export default function pimem(pi: ExtensionAPI) {
@@ -224,16 +317,19 @@ export default function pimem(pi: ExtensionAPI) {
 	let inert: string | undefined;
 	/** The frozen memory_index value, set on every run. */
 	let section = "";
-	let batch: Json[] = [];
-	let host: { hasUI: boolean; ui: Json; registry: Json; lockTimeoutMs: number } | undefined;
-	/** Settles when session/start has been answered (or failed). */
-	let ready: Promise<void> = Promise.resolve();
+	let batch: AgentMessage[] = [];
+	let host: { hasUI: boolean; ui: ExtensionContext["ui"]; registry: ModelRegistry } | undefined;
+	/**
+	 * Settles when session/start has been answered (with its result) or failed (undefined). With
+	 * a result, `sidecar` is set unless the sidecar died since.
+	 */
+	let ready: Promise<SessionStartResult | undefined> = Promise.resolve(undefined);
 
 	const notify = (message: string, level: Level) => {
 		if (host?.hasUI) host.ui.notify(message, level);
 	};
 	/** Command output: a notification with a UI, stderr in print and json modes. */
-	const show = (ctx: Json, text: string, level: Level) => {
+	const show = (ctx: ExtensionContext, text: string, level: Level) => {
 		if (ctx.hasUI) ctx.ui.notify(text, level);
 		else process.stderr.write(`${text}\n`);
 	};
@@ -243,71 +339,91 @@ export default function pimem(pi: ExtensionAPI) {
 		else process.stderr.write(`${text}\n`);
 	};
 
-	async function modelComplete(p: Json): Promise<Json> {
+	async function modelComplete(p: ModelCompleteParams): Promise<ModelCompletion> {
 		const registry = host?.registry;
-		const spec = String(p.model ?? "");
+		const spec = p.model;
 		const slash = spec.indexOf("/");
 		const model = registry && slash > 0 ? registry.find(spec.slice(0, slash), spec.slice(slash + 1)) : undefined;
-		if (!model) throw new RpcFailure(`model "${spec}" is not resolvable (unknown id or missing credentials)`, -32010);
-		const timeoutMs = Math.max(1, Number(p.timeoutMs) || 30_000);
-		const tools = (p.tools ?? []).map((t: Json) => ({ name: t.name, description: t.description, parameters: t.parameters }));
+		if (!registry || !model) throw new RpcFailure(`model "${spec}" is not resolvable (unknown id or missing credentials)`, -32010);
+		const timeoutMs = Math.max(1, p.timeoutMs || 30_000);
+		// The JSON schemas of memory-agent's tools: objects, as pi-ai's tools want.
+		const tools = p.tools.map((t): PiTool => ({ name: t.name, description: t.description, parameters: t.parameters as PiTool["parameters"] }));
+		// memory.json's thinkLevel, passed on as it is: pi checks it.
+		const reasoning = p.thinkLevel && p.thinkLevel !== "off" ? { reasoning: p.thinkLevel as PiStreamOptions["reasoning"] } : {};
 		const msg = await registry
 			.streamSimple(
 				model,
-				{ systemPrompt: p.system, messages: toPiMessages(p.messages ?? [], model), ...(tools.length > 0 ? { tools } : {}) },
-				{ ...(p.thinkLevel && p.thinkLevel !== "off" ? { reasoning: p.thinkLevel } : {}), signal: AbortSignal.timeout(timeoutMs), timeoutMs },
+				{ systemPrompt: p.system, messages: toPiMessages(p.messages, model), ...(tools.length > 0 ? { tools } : {}) },
+				{ ...reasoning, signal: AbortSignal.timeout(timeoutMs), timeoutMs },
 			)
 			.result();
 		if (msg.stopReason === "error" || msg.stopReason === "aborted") throw new RpcFailure(msg.errorMessage ?? `model call ${msg.stopReason}`, -32011);
-		const content: Json[] = msg.content ?? [];
+		const stopReason: ModelStopReason = msg.stopReason === "length" || msg.stopReason === "toolUse" ? msg.stopReason : "stop";
 		return {
-			text: content.filter((b) => b.type === "text").map((b) => b.text).join(""),
-			toolCalls: content.filter((b) => b.type === "toolCall").map((b) => ({ id: b.id, name: b.name, arguments: b.arguments ?? {} })),
-			stopReason: ["stop", "length", "toolUse"].includes(msg.stopReason) ? msg.stopReason : "stop",
+			text: msg.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join(""),
+			toolCalls: msg.content.flatMap((b) => (b.type === "toolCall" ? [{ id: b.id, name: b.name, arguments: b.arguments ?? {} }] : [])),
+			stopReason,
 		};
 	}
 
-	async function serveRequest(method: string, p: Json): Promise<Json> {
+	function modelsResolve(p: ModelsResolveParams): ModelsResolveResult {
+		return {
+			resolvable: p.specs.map((spec) => {
+				const slash = spec.indexOf("/");
+				const model = slash > 0 ? host?.registry.find(spec.slice(0, slash), spec.slice(slash + 1)) : undefined;
+				return !!model && !!host?.registry.hasConfiguredAuth(model);
+			}),
+		};
+	}
+
+	async function confirm(p: ConfirmParams): Promise<ConfirmResult> {
+		return { confirmed: host?.hasUI ? !!(await host.ui.confirm(p.title, p.body)) : false };
+	}
+
+	/** Answers the sidecar's requests. `params` is what the sidecar sent for `method`. */
+	async function serveRequest(method: string, params: unknown): Promise<SidecarRequests[keyof SidecarRequests]["result"]> {
 		switch (method) {
 			case "model/complete":
-				return modelComplete(p);
+				return modelComplete(params as SidecarRequests["model/complete"]["params"]);
 			case "models/resolve":
-				return {
-					resolvable: (p.specs ?? []).map((spec: string) => {
-						const slash = spec.indexOf("/");
-						const model = slash > 0 ? host?.registry?.find(spec.slice(0, slash), spec.slice(slash + 1)) : undefined;
-						return !!model && !!host?.registry?.hasConfiguredAuth(model);
-					}),
-				};
+				return modelsResolve(params as SidecarRequests["models/resolve"]["params"]);
 			case "ui/confirm":
-				return { confirmed: host?.hasUI ? !!(await host.ui.confirm(String(p.title), String(p.body))) : false };
+				return confirm(params as SidecarRequests["ui/confirm"]["params"]);
 			default:
 				throw new RpcFailure(`Method not found: ${method}`, -32601);
 		}
 	}
 
-	function onNotification(method: string, p: Json) {
-		if (method === "ui/notify") notify(String(p.message), (p.level ?? "info") as Level);
-		else if (method === "ui/status" && host?.hasUI) host.ui.setStatus(String(p.key), p.text ?? undefined);
+	/** Handles the sidecar's notifications. `params` is what the sidecar sent for `method`. */
+	function onNotification(method: string, params: unknown) {
+		if (method === "ui/notify") {
+			const n: Notification = params as SidecarNotifications["ui/notify"]["params"];
+			notify(n.message, n.level);
+		} else if (method === "ui/status" && host?.hasUI) {
+			const s: StatusParams = params as SidecarNotifications["ui/status"]["params"];
+			host.ui.setStatus(s.key, s.text ?? undefined);
+		}
 	}
 
-	function registerTool(def: Json) {
+	function registerTool(def: ToolRegistration) {
 		pi.registerTool({
 			name: def.name,
 			label: def.label,
 			description: def.description,
 			...(def.promptSnippet ? { promptSnippet: def.promptSnippet } : {}),
-			parameters: def.parameters,
-			async execute(toolCallId: string, params: Json) {
+			// The JSON schema `pimem tool-schema` prints: a plain JSON-schema object, which pi accepts as
+			// the TypeBox schema it stands for.
+			parameters: def.parameters as ToolDefinition["parameters"],
+			async execute(toolCallId, params) {
 				await ready;
 				if (!sidecar) throw new Error(inert ?? "Memory not initialized (no session_start yet)");
 				const r = await sidecar.call("tool/execute", { toolCallId, args: params }, 120_000);
-				return { content: [{ type: "text", text: String(r.text) }], details: r.details ?? {}, isError: !!r.isError };
+				return { content: [{ type: "text", text: r.text }], details: r.details, isError: r.isError };
 			},
-		} as Json);
+		});
 	}
 
-	async function runCommand(name: string, args: string, ctx: Json) {
+	async function runCommand(name: "memory" | "dream", args: string, ctx: ExtensionCommandContext) {
 		await ready;
 		if (!sidecar) {
 			show(ctx, inert ?? "Memory not initialized.", inert ? "error" : "info");
@@ -315,9 +431,9 @@ export default function pimem(pi: ExtensionAPI) {
 		}
 		try {
 			const r = await sidecar.call("command/run", { name, args: args ?? "" });
-			if (typeof r.text === "string") show(ctx, r.text, (r.level ?? "info") as Level);
+			if (typeof r.text === "string") show(ctx, r.text, r.level);
 		} catch (e) {
-			show(ctx, String((e as Error).message), "error");
+			show(ctx, errorMessage(e), "error");
 		}
 	}
 
@@ -327,17 +443,16 @@ export default function pimem(pi: ExtensionAPI) {
 
 	pi.registerCommand("memory", {
 		description: "Memory status; /memory unlock removes a left-behind lock",
-		getArgumentCompletions: (prefix: string) =>
-			["status", "unlock"].filter((s) => s.startsWith(prefix)).map((s) => ({ value: s, label: s })),
-		handler: (args: string, ctx: Json) => runCommand("memory", args, ctx),
+		getArgumentCompletions: (prefix) => ["status", "unlock"].filter((s) => s.startsWith(prefix)).map((s) => ({ value: s, label: s })),
+		handler: (args, ctx) => runCommand("memory", args, ctx),
 	});
 	pi.registerCommand("dream", {
 		description: "Consolidate memory files with a headless agent (asks first)",
-		handler: (args: string, ctx: Json) => runCommand("dream", args, ctx),
+		handler: (args, ctx) => runCommand("dream", args, ctx),
 	});
 
 	pi.on("session_start", async (event, ctx) => {
-		host = { hasUI: ctx.hasUI, ui: ctx.ui, registry: ctx.modelRegistry, lockTimeoutMs: 5000 };
+		host = { hasUI: ctx.hasUI, ui: ctx.ui, registry: ctx.modelRegistry };
 		const found = findBinary();
 		if (!found.path) {
 			inert = found.error;
@@ -349,9 +464,9 @@ export default function pimem(pi: ExtensionAPI) {
 			if (sidecar === s) sidecar = undefined;
 			report(reason);
 		});
-		let recorded: Json = null;
-		const sectionPatches: Json[] = [];
-		for (const e of ctx.sessionManager.getBranch() as Json[]) {
+		let recorded: unknown = null;
+		const sectionPatches: unknown[] = [];
+		for (const e of ctx.sessionManager.getBranch()) {
 			if (e.type === "custom" && e.customType === RECORD_TYPE) recorded = e.data ?? null;
 			else if (e.type === "message" && e.message?.role === "system" && e.message.sections) sectionPatches.push(e.message.sections);
 			else if (e.type === "compaction" && e.systemMessage?.sections) sectionPatches.push(e.systemMessage.sections);
@@ -360,7 +475,7 @@ export default function pimem(pi: ExtensionAPI) {
 		const child = (!sessionFile && !ctx.hasUI) || !!process.env.PI_MEMORY_PARENT || !!process.env.PI_SESSION_ID;
 		// Both requests go out at once and nothing is awaited here: the sidecar starts while pi
 		// finishes its own startup; the tool, commands and events wait on `ready` instead.
-		const init = s.call("initialize", { protocol: PROTOCOL, client: "pimem-pi", clientVersion: CLIENT_VERSION }, 10_000);
+		const init = s.call("initialize", { protocol: PROTOCOL, client: "pimem-pi", clientVersion: clientVersion() }, 10_000);
 		const start = s.call(
 			"session/start",
 			{
@@ -382,29 +497,33 @@ export default function pimem(pi: ExtensionAPI) {
 		start.catch(() => undefined);
 		const ui = ctx.ui;
 		const hasUI = ctx.hasUI;
-		const fail = (e: Error) => {
-			const message = String(e.message);
+		const fail = (e: unknown): undefined => {
+			const message = errorMessage(e);
 			if (inert !== message) report(message); // a death was reported already
 			inert = message;
 			if (sidecar === s) sidecar = undefined;
 			void s.close(1000);
+			return undefined;
 		};
 		sidecar = s;
 		ready = init.then(
 			() =>
-				start.then((r: Json) => {
-					section = typeof r.section === "string" ? r.section : "";
-					if (host && typeof r.lockTimeoutMs === "number") host.lockTimeoutMs = r.lockTimeoutMs;
+				start.then((r) => {
+					section = r.section;
 					if (r.record) pi.appendEntry(RECORD_TYPE, r.record);
-					for (const n of r.notifications ?? []) notify(String(n.message), n.level as Level);
-					if (r.nudge && hasUI) {
+					for (const n of r.notifications) notify(n.message, n.level);
+					const nudge = r.nudge;
+					if (nudge && hasUI) {
 						// Not awaited: the question must not hold up the session.
-						void Promise.resolve(ui.confirm(String(r.nudge.title), String(r.nudge.body))).then(async (ok: boolean) => {
+						void Promise.resolve(ui.confirm(nudge.title, nudge.body)).then(async (ok) => {
 							if (!ok || !sidecar) return;
-							const d = await sidecar.call("command/run", { name: "dream", args: "", confirmed: true }).catch((e: Error) => ({ text: e.message, level: "error" }));
+							const d = await sidecar
+								.call("command/run", { name: "dream", args: "", confirmed: true })
+								.catch((e: unknown): CommandResult => ({ text: errorMessage(e), level: "error" }));
 							if (typeof d.text === "string") notify(d.text, d.level);
 						});
 					}
+					return r;
 				}, fail),
 			fail,
 		);
@@ -422,15 +541,16 @@ export default function pimem(pi: ExtensionAPI) {
 				{ prompt: event.messageType === "user" ? event.prompt : null, messageType: event.messageType, systemPrompt: event.systemPrompt },
 				60_000,
 			);
-			if (r.notify) notify(String(r.notify), "info");
+			if (r.notify) notify(r.notify, "info");
 			if (r.message) return { message: r.message };
 		} catch {
 			// PM-60: a failed surfacing injects nothing.
 		}
+		return undefined;
 	});
 
 	pi.on("agent_end", (event) => {
-		for (const m of event.messages as Json[]) if (m?.role !== "system") batch.push(m);
+		for (const m of event.messages) if (m?.role !== "system") batch.push(m);
 	});
 
 	pi.on("agent_settled", async (event) => {
@@ -438,7 +558,7 @@ export default function pimem(pi: ExtensionAPI) {
 		batch = [];
 		await ready;
 		if (!sidecar) return;
-		await sidecar.call("agent/settled", { messages: withoutImageData(messages), aborted: !!event.aborted }, 10_000).catch(() => undefined);
+		await sidecar.call("agent/settled", { messages: withoutImageData(messages), aborted: event.aborted }, 10_000).catch(() => undefined);
 	});
 
 	pi.on("session_compact", async () => {
@@ -454,11 +574,11 @@ export default function pimem(pi: ExtensionAPI) {
 	});
 
 	pi.on("session_shutdown", async () => {
-		await ready;
+		const started = await ready;
 		const s = sidecar;
-		if (!s) return;
-		const wait = (host?.lockTimeoutMs ?? 5000) + 2000;
-		await s.call("session/shutdown", {}, wait).catch(() => undefined);
+		if (!s || !started) return;
+		// The sidecar waits up to `lock.timeoutMs` for work in flight before it answers.
+		await s.call("session/shutdown", {}, started.lockTimeoutMs + SHUTDOWN_GRACE_MS).catch(() => undefined);
 		sidecar = undefined;
 		await s.close(1000);
 	});

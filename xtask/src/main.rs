@@ -4,8 +4,9 @@
 //!   README's test command and what `.ci/run` executes on a clean clone.
 //!
 //! * `e2e`: builds `pimem`, installs the pinned pi host (Node 22 and pi 1.6.0 from the npm
-//!   registry, cached in `~/.cache/pimem-e2e`; `PIMEM_E2E_CACHE` moves it) and runs the
-//!   headless pi suite in `memory-pi/e2e/` against a scripted local model.
+//!   registry, cached in `~/.cache/pimem-e2e`; `PIMEM_E2E_CACHE` moves it) with the pinned
+//!   TypeScript compiler and Node types, type-checks the pi extension (`tsc --noEmit`), and
+//!   runs the headless pi suite in `memory-pi/e2e/` against a scripted local model.
 //!
 //! * `install`: builds the release `pimem`, puts it next to the pi extension
 //!   (`memory-pi/extension/bin/pimem`) and in `$CARGO_HOME/bin` (so `pimem` is on
@@ -134,6 +135,31 @@ const EXE: &str = if cfg!(windows) { "pimem.exe" } else { "pimem" };
 
 /// The pinned pi host of the e2e suite: (directory holding Node 22, pi's `cli.js`).
 fn pi_host(root: &Path) -> Result<(PathBuf, PathBuf)> {
+    let host = install_host(root)?;
+    Ok((host.var("NODE22_BIN")?, host.var("PI_CLI")?))
+}
+
+/// What `memory-pi/e2e/install.sh` printed: `export NAME='value'` lines.
+struct HostVars {
+    script: PathBuf,
+    text: String,
+}
+
+impl HostVars {
+    fn var(&self, name: &str) -> Result<PathBuf> {
+        self.text
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix(&format!("export {name}='"))?
+                    .strip_suffix('\'')
+            })
+            .map(PathBuf::from)
+            .with_context(|| format!("{} printed no {name}", self.script.display()))
+    }
+}
+
+/// Installs (or finds in its cache) the pinned pi host: Node 22, pi, TypeScript.
+fn install_host(root: &Path) -> Result<HostVars> {
     let script = root.join("memory-pi/e2e/install.sh");
     eprintln!("$ bash {}", script.display());
     let out = Command::new("bash")
@@ -144,17 +170,73 @@ fn pi_host(root: &Path) -> Result<(PathBuf, PathBuf)> {
     if !out.status.success() {
         bail!("{} failed with {}", script.display(), out.status);
     }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let var = |name: &str| {
-        text.lines()
-            .find_map(|l| {
-                l.strip_prefix(&format!("export {name}='"))?
-                    .strip_suffix('\'')
-            })
-            .map(PathBuf::from)
-            .with_context(|| format!("{} printed no {name}", script.display()))
-    };
-    Ok((var("NODE22_BIN")?, var("PI_CLI")?))
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    Ok(HostVars { script, text })
+}
+
+/// A JSON string literal.
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `tsc --noEmit` over the pi extension with its committed `tsconfig.json`, extended by a
+/// generated one (in the target directory) that adds what depends on the machine: pi's type
+/// declarations from the cached pi install (`@earendil-works/pi-coding-agent`, which reaches
+/// pi-ai's and the rest through its own `node_modules`) and Node's (`@types/node`, installed
+/// next to `tsc`). Nothing from `node_modules` is committed.
+fn typecheck_extension(root: &Path, node_dir: &Path, pi_cli: &Path, tsc: &Path) -> Result<()> {
+    // <pi package>/dist/bundle/cli.js
+    let pi_package = pi_cli
+        .ancestors()
+        .nth(3)
+        .context("PI_CLI is not <package>/dist/bundle/cli.js")?;
+    // <dir>/node_modules/typescript/bin/tsc
+    let type_roots = tsc
+        .ancestors()
+        .nth(3)
+        .context("TSC is not <dir>/node_modules/typescript/bin/tsc")?
+        .join("@types");
+    let extension = root.join("memory-pi/extension");
+    let pi_types = pi_package.join("dist/index.d.ts");
+    let config = format!(
+        "{{\n\t\"extends\": {},\n\t\"compilerOptions\": {{\n\t\t\"typeRoots\": [{}],\n\t\t\"paths\": {{ \"@earendil-works/pi-coding-agent\": [{}] }}\n\t}}\n}}\n",
+        json_string(&extension.join("tsconfig.json").to_string_lossy()),
+        json_string(&type_roots.to_string_lossy()),
+        json_string(&pi_types.to_string_lossy()),
+    );
+    let dir = target_dir(root).join("pimem-tsc");
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let config_path = dir.join("tsconfig.json");
+    // A build artefact in the target directory, not a memory file.
+    #[allow(clippy::disallowed_methods)]
+    let written = std::fs::write(&config_path, config);
+    written.with_context(|| format!("cannot write {}", config_path.display()))?;
+    eprintln!(
+        "$ tsc --noEmit -p {} (extends {})",
+        config_path.display(),
+        extension.join("tsconfig.json").display()
+    );
+    let status = Command::new(node_dir.join("node"))
+        .arg(tsc)
+        .args(["--noEmit", "-p"])
+        .arg(&config_path)
+        .current_dir(root)
+        .status()
+        .context("could not start tsc")?;
+    if !status.success() {
+        bail!("the pi extension does not type-check (tsc failed with {status})");
+    }
+    Ok(())
 }
 
 /// `PATH` with `dir` first.
@@ -169,7 +251,9 @@ fn path_with(dir: &Path) -> Result<OsString> {
 fn e2e(root: &Path) -> Result<()> {
     run(root, "cargo", &["build", "--locked", "-p", "memory-pi"])?;
     let pimem = target_dir(root).join("debug").join(EXE);
-    let (node_dir, pi_cli) = pi_host(root)?;
+    let host = install_host(root)?;
+    let (node_dir, pi_cli) = (host.var("NODE22_BIN")?, host.var("PI_CLI")?);
+    typecheck_extension(root, &node_dir, &pi_cli, &host.var("TSC")?)?;
     let suite = root.join("memory-pi/e2e/run.mjs");
     eprintln!("$ node {}", suite.display());
     let status = Command::new(node_dir.join("node"))

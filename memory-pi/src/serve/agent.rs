@@ -10,14 +10,15 @@ use std::sync::Arc;
 use memory_agent::extract::{ExtractOutcome, extract_failed_text, run_extract};
 use memory_agent::pi::{project_instructions, transcript};
 use memory_agent::{
-    DreamOptions, ExtractOptions, Model, NudgeThresholds, SurfacingRequest, Surfaced, Turn,
+    DreamOptions, ExtractOptions, Model, NudgeThresholds, Surfaced, SurfacingRequest, Turn,
     dream_failed_text, run_dream, should_nudge,
 };
 use memory_core::{ModuleState, Task};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::Server;
 use super::pimodel::PiModel;
+use super::protocol::{ConfirmParams, Level};
 use super::session::Session;
 
 /// The model for `task` when its module is on.
@@ -52,7 +53,7 @@ pub fn surface(server: &Server, session: &Session, prompt: &str) -> Option<Surfa
     match outcome {
         Ok(s) => {
             for w in &s.warnings {
-                server.notify_user(w, "warning");
+                server.notify_user(w, Level::Warning);
             }
             (!s.message.is_empty()).then_some(s)
         }
@@ -97,14 +98,14 @@ pub fn spawn_extract(server: &Arc<Server>, session: Arc<Session>, messages: Vec<
             Ok(outcome) => {
                 if let ExtractOutcome::Done(run) = &outcome {
                     for n in &run.notices {
-                        server.notify_user(&n.to_string(), "warning");
+                        server.notify_user(&n.to_string(), Level::Warning);
                     }
                     for w in &run.warnings {
-                        server.notify_user(w, "warning");
+                        server.notify_user(w, Level::Warning);
                     }
                 }
                 if let Some(text) = outcome.notification() {
-                    server.notify_user(&text, "info");
+                    server.notify_user(&text, Level::Info);
                 }
             }
             Err(e) => report_failure_once(&server, &session, &extract_failed_text(&e)),
@@ -115,15 +116,13 @@ pub fn spawn_extract(server: &Arc<Server>, session: Arc<Session>, messages: Vec<
 fn report_failure_once(server: &Server, session: &Session, text: &str) {
     let first = !std::mem::replace(&mut session.live.lock().extract_error_shown, true);
     if first {
-        server.notify_user(text, "error");
+        server.notify_user(text, Level::Error);
     }
 }
 
 /// Runs a dream round (PM-69): `Ok(summary)` or `Err(Dream failed: …)`.
 pub fn dream(server: &Server, session: &Session) -> Result<String, String> {
-    let project = session
-        .project()
-        .map_err(|errors| errors.join("; "))?;
+    let project = session.project().map_err(|errors| errors.join("; "))?;
     let model = model_for(server, session, Task::Dream)
         .ok_or_else(|| format!("Dream failed: {}", session.model_problem(Task::Dream)))?;
     let opts = DreamOptions {
@@ -135,32 +134,30 @@ pub fn dream(server: &Server, session: &Session) -> Result<String, String> {
     let outcome = run_dream(&project.store, &model, &opts, &server.tasks.token())
         .map_err(|e| dream_failed_text(&e))?;
     for n in &outcome.run.notices {
-        server.notify_user(&n.to_string(), "warning");
+        server.notify_user(&n.to_string(), Level::Warning);
     }
     for w in &outcome.run.warnings {
-        server.notify_user(w, "warning");
+        server.notify_user(w, Level::Warning);
     }
     Ok(outcome.summary)
 }
 
-/// The dream nudge for a UI session (PM-70): `{title, body}` or `null`. Decision: no nudge
+/// The dream nudge for a UI session (PM-70): the question to ask, if any. Decision: no nudge
 /// when the dream has no usable model, since confirming it could only fail.
-pub fn nudge(session: &Session) -> Value {
+pub fn nudge(session: &Session) -> Option<ConfirmParams> {
     if !session.info.has_ui || session.info.child {
-        return Value::Null;
+        return None;
     }
     let (Some(project), ModuleState::On(_)) = (session.project_if_open(), &session.modules.dream)
     else {
-        return Value::Null;
+        return None;
     };
-    let Ok(count) = session.sessions.count() else {
-        return Value::Null;
-    };
+    let count = session.sessions.count().ok()?;
     let store = &project.store;
     let now = store.options().clock.now();
     let thresholds = NudgeThresholds::from(&session.cfg.dream);
-    match should_nudge(store.dream_meta().as_ref(), count, now, &thresholds) {
-        Some(n) => json!({ "title": n.title(), "body": n.body() }),
-        None => Value::Null,
-    }
+    should_nudge(store.dream_meta().as_ref(), count, now, &thresholds).map(|n| ConfirmParams {
+        title: n.title().to_owned(),
+        body: n.body(),
+    })
 }

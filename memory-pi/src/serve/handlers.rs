@@ -7,13 +7,19 @@ use std::time::Duration;
 use memory_agent::dream::{DREAM_CONFIRM_BODY, DREAM_CONFIRM_TITLE, DREAM_STATUS_TEXT};
 use memory_core::tool::{self, MAIN_ACTIONS, TOOL_DESCRIPTION, TOOL_NAME};
 use memory_core::{LockState, Target, misconfigured_block, status_block};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::agent;
-use super::params::Params;
+use super::protocol::{
+    BeforeStartParams, BeforeStartResult, CommandParams, CommandResult, CompactParams,
+    CompactResult, ConfirmParams, InitializeParams, InitializeResult, Level, Notification,
+    ProtocolMismatch, SessionStartParams, SessionStartResult, SettledParams, SettledResult,
+    ShutdownParams, ShutdownResult, StatusParams, SurfacedDetails, SurfacedMessage, ToolDetails,
+    ToolExecuteParams, ToolExecuteResult, ToolRegistration,
+};
 use super::rpc::{RpcError, code};
 use super::section::{self, RECORD_TYPE, SECTION_NAME};
-use super::session::{self, Session, notification};
+use super::session::{self, Session};
 use super::{PROTOCOL, Server};
 
 /// The tool's label in pi's UI.
@@ -27,51 +33,53 @@ const TOOL_SNIPPET: &str =
 const CONFIRM_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// The `memory` tool as registered with pi: name, label, description, JSON schema.
-pub fn tool_definition() -> Value {
-    json!({
-        "name": TOOL_NAME,
-        "label": TOOL_LABEL,
-        "description": TOOL_DESCRIPTION,
-        "promptSnippet": TOOL_SNIPPET,
-        "parameters": tool::parameters_schema(MAIN_ACTIONS),
-    })
+pub fn tool_definition() -> ToolRegistration {
+    ToolRegistration {
+        name: TOOL_NAME.to_owned(),
+        label: TOOL_LABEL.to_owned(),
+        description: TOOL_DESCRIPTION.to_owned(),
+        prompt_snippet: TOOL_SNIPPET.to_owned(),
+        parameters: tool::parameters_schema(MAIN_ACTIONS),
+    }
 }
 
 /// `initialize`: the version handshake.
-pub fn initialize(p: Params<'_>) -> Result<Value, RpcError> {
-    let theirs = p.value("protocol")?;
+pub fn initialize(p: InitializeParams) -> Result<InitializeResult, RpcError> {
     let version = env!("CARGO_PKG_VERSION");
-    if theirs.as_u64() != Some(u64::from(PROTOCOL)) {
-        let shown = match theirs {
-            Value::Number(n) => n.to_string(),
-            other => other.to_string(),
+    if p.protocol.as_u64() != Some(u64::from(PROTOCOL)) {
+        let shown = p.protocol.to_string();
+        let data = ProtocolMismatch {
+            protocol: PROTOCOL,
+            version: version.to_owned(),
+            tool: tool_definition(),
         };
         return Err(RpcError {
             code: code::PROTOCOL_MISMATCH,
             message: format!(
                 "pimem {version} speaks protocol {PROTOCOL} but the pi extension speaks protocol {shown}: rebuild and reinstall both from the same checkout (cargo xtask install)"
             ),
-            data: Some(
-                json!({ "protocol": PROTOCOL, "version": version, "tool": tool_definition() }),
-            ),
+            data: serde_json::to_value(data).ok(),
         });
     }
-    Ok(json!({
-        "protocol": PROTOCOL,
-        "version": version,
-        "tool": tool_definition(),
-        "section": SECTION_NAME,
-        "recordType": RECORD_TYPE,
-    }))
+    Ok(InitializeResult {
+        protocol: PROTOCOL,
+        version: version.to_owned(),
+        tool: tool_definition(),
+        section: SECTION_NAME.to_owned(),
+        record_type: RECORD_TYPE.to_owned(),
+    })
 }
 
 /// `session/start`.
-pub fn session_start(server: &Server, p: Params<'_>) -> Result<Value, RpcError> {
-    let started = session::start(&server.peer, p)?;
+pub fn session_start(
+    server: &Server,
+    p: SessionStartParams,
+) -> Result<SessionStartResult, RpcError> {
+    let started = session::start(&server.peer, p);
     let session = Arc::new(started.session);
     let (value, record) = {
         let live = session.live.lock();
-        let record = started.record.then(|| section::record_json(&live.section));
+        let record = started.record.then(|| section::record(&live.section));
         (live.section.value.clone(), record)
     };
     let nudge = agent::nudge(&session);
@@ -89,22 +97,26 @@ pub fn session_start(server: &Server, p: Params<'_>) -> Result<Value, RpcError> 
             }
         });
     }
-    Ok(json!({
-        "section": value,
-        "lockTimeoutMs": lock_timeout_ms,
-        "record": record,
-        "notifications": started.notifications,
-        "nudge": nudge,
-    }))
+    Ok(SessionStartResult {
+        section: value,
+        record,
+        lock_timeout_ms,
+        notifications: started.notifications,
+        nudge,
+    })
 }
 
 /// `agent/before_start`: remembers the project instructions, then surfaces memories.
-pub fn before_start(server: &Server, p: Params<'_>) -> Result<Value, RpcError> {
-    let prompt = p.opt_str("prompt")?.unwrap_or("");
-    let message_type = p.opt_str("messageType")?.unwrap_or("user");
-    let system_prompt = p.opt_str("systemPrompt")?.unwrap_or("");
+pub fn before_start(server: &Server, p: BeforeStartParams) -> Result<BeforeStartResult, RpcError> {
+    let nothing = BeforeStartResult {
+        message: None,
+        notify: None,
+    };
+    let prompt = p.prompt.as_deref().unwrap_or("");
+    let message_type = p.message_type.as_deref().unwrap_or("user");
+    let system_prompt = p.system_prompt.as_str();
     let Some(session) = server.session() else {
-        return Ok(json!({ "message": null, "notify": null }));
+        return Ok(nothing);
     };
     agent::remember_instructions(&session, system_prompt);
     let skip = session.info.child
@@ -113,46 +125,50 @@ pub fn before_start(server: &Server, p: Params<'_>) -> Result<Value, RpcError> {
         || system_prompt.contains("<active_agent name=\"")
         || !session.cfg.auto_surfacing.enabled;
     if skip {
-        return Ok(json!({ "message": null, "notify": null }));
+        return Ok(nothing);
     }
     Ok(match agent::surface(server, &session, prompt) {
-        Some(s) => json!({
-            "message": {
-                "customType": "memory-auto-surfacing",
-                "content": s.message,
-                "display": false,
-                "details": { "files": s.files },
-            },
-            "notify": s.notification(),
-        }),
-        None => json!({ "message": null, "notify": null }),
+        Some(s) => BeforeStartResult {
+            notify: s.notification(),
+            message: Some(SurfacedMessage {
+                custom_type: "memory-auto-surfacing",
+                content: s.message,
+                display: false,
+                details: SurfacedDetails { files: s.files },
+            }),
+        },
+        None => nothing,
     })
 }
 
 /// `agent/settled`: answers at once; extraction runs in the background.
-pub fn settled(server: &Arc<Server>, p: Params<'_>) -> Result<Value, RpcError> {
-    let messages = p.array("messages")?.to_vec();
-    let aborted = p.bool_or("aborted", false)?;
+pub fn settled(server: &Arc<Server>, p: SettledParams) -> Result<SettledResult, RpcError> {
     if let Some(session) = server.session()
         && session.cfg.extract_memories.enabled
         && !session.info.child
-        && !aborted
-        && !messages.is_empty()
+        && !p.aborted
+        && !p.messages.is_empty()
     {
-        agent::spawn_extract(server, session, messages);
+        agent::spawn_extract(server, session, p.messages);
     }
-    Ok(json!({}))
+    Ok(SettledResult {})
 }
 
 /// `session/compact`: the one in-session refresh of the section (PM-57), and the surfaced
 /// set starts over (PM-64).
-pub fn compact(server: &Server) -> Result<Value, RpcError> {
+pub fn compact(server: &Server, _: CompactParams) -> Result<CompactResult, RpcError> {
     let Some(session) = server.session() else {
-        return Ok(json!({ "section": "", "record": null }));
+        return Ok(CompactResult {
+            section: String::new(),
+            record: None,
+        });
     };
     let Ok(project) = session.project() else {
         let live = session.live.lock();
-        return Ok(json!({ "section": live.section.value, "record": null }));
+        return Ok(CompactResult {
+            section: live.section.value.clone(),
+            record: None,
+        });
     };
     let cfg = &session.cfg;
     let fresh = project
@@ -170,22 +186,25 @@ pub fn compact(server: &Server) -> Result<Value, RpcError> {
     session.surfacer.lock().reset();
     let mut live = session.live.lock();
     live.section = fresh;
-    Ok(json!({
-        "section": live.section.value,
-        "record": section::record_json(&live.section),
-    }))
+    Ok(CompactResult {
+        section: live.section.value.clone(),
+        record: Some(section::record(&live.section)),
+    })
 }
 
 /// `tool/execute`: one call of the `memory` tool.
-pub fn tool_execute(server: &Server, p: Params<'_>) -> Result<Value, RpcError> {
-    let args = p.value("args")?;
+pub fn tool_execute(server: &Server, p: ToolExecuteParams) -> Result<ToolExecuteResult, RpcError> {
+    let args = &p.args;
     let Some(session) = server.session() else {
         return Ok(tool_error("Memory not initialized (no session_start yet)"));
     };
     let project = match session.project() {
         Ok(p) => p,
         Err(errors) => {
-            let first = errors.first().map(String::as_str).unwrap_or("unknown error");
+            let first = errors
+                .first()
+                .map(String::as_str)
+                .unwrap_or("unknown error");
             return Ok(tool_error(&format!(
                 "Memory not initialized — {first}; run /memory for details"
             )));
@@ -203,42 +222,45 @@ pub fn tool_execute(server: &Server, p: Params<'_>) -> Result<Value, RpcError> {
     };
     if session.info.has_ui {
         if let Some(name) = &out.saved {
-            server.notify_user(&format!("Saved: {name}"), "info");
+            server.notify_user(&format!("Saved: {name}"), Level::Info);
         }
         for n in &out.notices {
-            server.notify_user(&n.to_string(), "warning");
+            server.notify_user(&n.to_string(), Level::Warning);
         }
     }
-    Ok(json!({
-        "text": out.text,
-        "isError": out.is_error,
-        "details": {
-            "action": args.get("action").cloned().unwrap_or(Value::Null),
-            "wrote": out.wrote,
-            "saved": out.saved,
-            "notices": out.notices.iter().map(ToString::to_string).collect::<Vec<_>>(),
+    Ok(ToolExecuteResult {
+        text: out.text,
+        is_error: out.is_error,
+        details: ToolDetails::Ran {
+            action: args.get("action").cloned().unwrap_or(Value::Null),
+            wrote: out.wrote,
+            saved: out.saved,
+            notices: out.notices.iter().map(ToString::to_string).collect(),
         },
-    }))
+    })
 }
 
-fn tool_error(text: &str) -> Value {
-    json!({ "text": text, "isError": true, "details": {} })
+fn tool_error(text: &str) -> ToolExecuteResult {
+    ToolExecuteResult {
+        text: text.to_owned(),
+        is_error: true,
+        details: ToolDetails::NotRun {},
+    }
 }
 
-fn reply(text: impl Into<String>, level: &str) -> Value {
-    json!({ "text": text.into(), "level": level })
+fn reply(text: impl Into<String>, level: Level) -> CommandResult {
+    CommandResult::show(text, level)
 }
 
-fn silent() -> Value {
-    json!({ "text": null, "level": "info" })
+fn silent() -> CommandResult {
+    CommandResult::silent()
 }
 
 /// `command/run`: `/memory [status|unlock]` and `/dream`.
-pub fn command(server: &Server, p: Params<'_>) -> Result<Value, RpcError> {
-    let name = p.str("name")?;
-    let args = p.opt_str("args")?.unwrap_or("").trim();
-    let confirmed = p.bool_or("confirmed", false)?;
-    match name {
+pub fn command(server: &Server, p: CommandParams) -> Result<CommandResult, RpcError> {
+    let args = p.args.trim();
+    let confirmed = p.confirmed.unwrap_or(false);
+    match p.name.as_str() {
         "memory" => Ok(match args.split_whitespace().next() {
             Some("unlock") => unlock(server, confirmed),
             _ => status(server),
@@ -251,13 +273,13 @@ pub fn command(server: &Server, p: Params<'_>) -> Result<Value, RpcError> {
 }
 
 /// `/memory` (PM-75, PM-76).
-fn status(server: &Server) -> Value {
+fn status(server: &Server) -> CommandResult {
     let Some(session) = server.session() else {
-        return reply("Memory not initialized.", "info");
+        return reply("Memory not initialized.", Level::Info);
     };
     let project = match session.project() {
         Ok(p) => p,
-        Err(errors) => return reply(misconfigured_block(&errors), "error"),
+        Err(errors) => return reply(misconfigured_block(&errors), Level::Error),
     };
     let inject = session.live.lock().section.clone();
     match status_block(
@@ -266,22 +288,22 @@ fn status(server: &Server) -> Value {
         &session.modules,
         Some(&inject),
     ) {
-        Ok(text) => reply(text, "info"),
-        Err(e) => reply(format!("Failed to read memory status: {e}"), "error"),
+        Ok(text) => reply(text, Level::Info),
+        Err(e) => reply(format!("Failed to read memory status: {e}"), Level::Error),
     }
 }
 
 /// `/memory unlock` (PM-77, VECTORS M13/M14).
-fn unlock(server: &Server, confirmed: bool) -> Value {
+fn unlock(server: &Server, confirmed: bool) -> CommandResult {
     let Some(session) = server.session() else {
-        return reply("Memory not initialized.", "info");
+        return reply("Memory not initialized.", Level::Info);
     };
     let Ok(project) = session.project() else {
-        return reply("No lock present.", "info");
+        return reply("No lock present.", Level::Info);
     };
     let store = &project.store;
     let body = match store.lock_state() {
-        Ok(LockState::Free) => return reply("No lock present.", "info"),
+        Ok(LockState::Free) => return reply("No lock present.", Level::Info),
         Ok(LockState::Held(h)) => format!(
             "Remove the memory lock file? It is held by {}. Only do this if no memory operation is running.",
             h.describe()
@@ -290,25 +312,25 @@ fn unlock(server: &Server, confirmed: bool) -> Value {
             "Remove the memory lock file? Only do this if no memory operation is running."
                 .to_owned()
         }
-        Err(e) => return reply(format!("Failed to remove memory lock: {e}"), "error"),
+        Err(e) => return reply(format!("Failed to remove memory lock: {e}"), Level::Error),
     };
     if !confirmed && !server.confirm(&session, "Memory lock", &body) {
         return silent();
     }
     match store.remove_lock() {
-        Ok(true) => reply("Memory lock removed.", "info"),
-        Ok(false) => reply("No lock present.", "info"),
-        Err(e) => reply(format!("Failed to remove memory lock: {e}"), "error"),
+        Ok(true) => reply("Memory lock removed.", Level::Info),
+        Ok(false) => reply("No lock present.", Level::Info),
+        Err(e) => reply(format!("Failed to remove memory lock: {e}"), Level::Error),
     }
 }
 
 /// `/dream` (PM-69).
-fn dream(server: &Server, confirmed: bool) -> Value {
+fn dream(server: &Server, confirmed: bool) -> CommandResult {
     let Some(session) = server.session() else {
-        return reply("Memory not initialized.", "info");
+        return reply("Memory not initialized.", Level::Info);
     };
     if let Err(errors) = session.project() {
-        return reply(misconfigured_block(&errors), "error");
+        return reply(misconfigured_block(&errors), Level::Error);
     }
     if !confirmed && !server.confirm(&session, DREAM_CONFIRM_TITLE, DREAM_CONFIRM_BODY) {
         if session.info.has_ui {
@@ -317,20 +339,20 @@ fn dream(server: &Server, confirmed: bool) -> Value {
         // Decision: headless pi answers every confirmation with "no"; say why nothing ran.
         return reply(
             "Dream not started: it needs a confirmation, which print and json modes cannot give. Run /dream in pi's terminal UI or over --mode rpc.",
-            "warning",
+            Level::Warning,
         );
     }
     server.status(&session, "dream", Some(DREAM_STATUS_TEXT));
     let outcome = agent::dream(server, &session);
     server.status(&session, "dream", None);
     match outcome {
-        Ok(summary) => reply(summary, "info"),
-        Err(text) => reply(text, "error"),
+        Ok(summary) => reply(summary, Level::Info),
+        Err(text) => reply(text, Level::Error),
     }
 }
 
 /// `session/shutdown`: waits for in-flight background work, at most `lock.timeoutMs` (PM-51).
-pub fn shutdown(server: &Server) -> Result<Value, RpcError> {
+pub fn shutdown(server: &Server, _: ShutdownParams) -> Result<ShutdownResult, RpcError> {
     let timeout = server
         .session()
         .map(|s| Duration::from_millis(s.cfg.lock.timeout_ms))
@@ -340,23 +362,25 @@ pub fn shutdown(server: &Server) -> Result<Value, RpcError> {
     if !finished {
         server.tasks.cancel_all();
     }
-    Ok(json!({ "finished": finished }))
+    Ok(ShutdownResult { finished })
 }
 
 impl Server {
     /// `ui/notify` when pi has a UI (PM-79: headless sessions never notify).
-    pub fn notify_user(&self, message: &str, level: &str) {
+    pub fn notify_user(&self, message: &str, level: Level) {
         let has_ui = self.session().is_some_and(|s| s.info.has_ui);
         if has_ui {
-            self.peer.notify("ui/notify", notification(message, level));
+            self.peer.notify(&Notification::new(message, level));
         }
     }
 
     /// `ui/status` when pi has a UI.
     pub fn status(&self, session: &Session, key: &str, text: Option<&str>) {
         if session.info.has_ui {
-            self.peer
-                .notify("ui/status", json!({ "key": key, "text": text }));
+            self.peer.notify(&StatusParams {
+                key: key.to_owned(),
+                text: text.map(str::to_owned),
+            });
         }
     }
 
@@ -365,15 +389,13 @@ impl Server {
         if !session.info.has_ui {
             return false;
         }
+        let question = ConfirmParams {
+            title: title.to_owned(),
+            body: body.to_owned(),
+        };
+        // An error, no answer or a malformed one counts as "no".
         self.peer
-            .request(
-                "ui/confirm",
-                json!({ "title": title, "body": body }),
-                CONFIRM_TIMEOUT,
-                None,
-            )
-            .ok()
-            .and_then(|v| v.get("confirmed").and_then(Value::as_bool))
-            .unwrap_or(false)
+            .call(&question, CONFIRM_TIMEOUT, None)
+            .is_ok_and(|r| r.confirmed)
     }
 }

@@ -11,33 +11,39 @@
 //! (routed by id). One message per line, UTF-8, `\r\n` tolerated. stderr is free-form
 //! diagnostics (quiet in normal operation).
 //!
+//! **Messages.** Every method's params and result are types in [`protocol`] (camelCase on the
+//! wire; how leniently params are read is described there). The extension's TypeScript types,
+//! `memory-pi/extension/protocol.ts`, are generated from them and kept equal by a test.
+//!
 //! **Errors.** Lines over 16 MiB are discarded and answered with `-32600` (id `null`; the
 //! connection stays up). Malformed JSON: `-32700` with id `null`. Unknown method: `-32601`.
-//! Invalid params: `-32602` whose message names the field. Every request gets exactly one
+//! Invalid params: `-32602` whose message names the field (`invalid params: "cwd" is
+//! required`, `invalid params: "cwd": invalid type: integer `5`, expected a string`; see
+//! [`protocol::parse`]). Every request gets exactly one
 //! response (a panicking handler answers `-32603`). Each request runs on its own worker
 //! thread (a `/dream` takes minutes and calls back into pi meanwhile), so the reader never
 //! blocks; stdout writes are serialised, one line per write.
 //!
 //! **Handshake.** `initialize {protocol: 1, client: "pimem-pi", clientVersion}` →
-//! `{protocol: 1, version, tool: {name, label, description, promptSnippet, parameters},
-//! section: "memory_index", recordType: "pimem-memory-index"}`. Any other protocol number
-//! → error `-32002` with a message saying exactly what to rebuild, e.g. `pimem 0.1.0 speaks
-//! protocol 1 but the pi extension speaks protocol 2: rebuild and reinstall both from the
-//! same checkout (cargo xtask install)`, and `data: {protocol, version, tool}` so the
+//! `{protocol: 1, version, tool, section: "memory_index", recordType: "pimem-memory-index"}`.
+//! Any other protocol number → error `-32002` with a message saying exactly what to rebuild,
+//! e.g. `pimem 0.1.0 speaks protocol 1 but the pi extension speaks protocol 2: rebuild and
+//! reinstall both from the same checkout (cargo xtask install)`, and `data:`
+//! [`ProtocolMismatch`](protocol::ProtocolMismatch) `{protocol, version, tool}` so the
 //! extension can still register an inert tool that returns that message.
 //!
 //! ## pi → sidecar
 //!
 //! | method | params | result |
 //! |---|---|---|
-//! | `initialize` | see above | see above |
-//! | `session/start` | `reason, cwd, agentDir, trusted, hasUI, mode, sessionId, sessionFile\|null, sessionDir\|null, child, recorded: object\|null, sectionPatches: [object]` | `{section, record: object\|null, lockTimeoutMs, notifications: [{message, level}], nudge: {title, body}\|null}` |
-//! | `agent/before_start` | `prompt\|null, messageType, systemPrompt` | `{message: {customType: "memory-auto-surfacing", content, display: false, details: {files}}\|null, notify: "Recalled: N entries"\|null}` |
-//! | `agent/settled` | `messages: [AgentMessage], aborted` | `{}` at once; extraction runs in the background |
-//! | `session/compact` | `{}` | `{section, record}` |
-//! | `tool/execute` | `toolCallId, args` | `{text, isError, details}` |
-//! | `command/run` | `name: "memory"\|"dream", args, confirmed?` | `{text\|null, level}` |
-//! | `session/shutdown` | `{}` | `{finished}` after in-flight work ended or `lock.timeoutMs` passed |
+//! | `initialize` | [`InitializeParams`](protocol::InitializeParams) | [`InitializeResult`](protocol::InitializeResult) |
+//! | `session/start` | [`SessionStartParams`](protocol::SessionStartParams) | [`SessionStartResult`](protocol::SessionStartResult) |
+//! | `agent/before_start` | [`BeforeStartParams`](protocol::BeforeStartParams) | [`BeforeStartResult`](protocol::BeforeStartResult): the surfaced `memory-auto-surfacing` message and `Recalled: N entries`, or `null`s |
+//! | `agent/settled` | [`SettledParams`](protocol::SettledParams) | [`SettledResult`](protocol::SettledResult) `{}` at once; extraction runs in the background |
+//! | `session/compact` | [`CompactParams`](protocol::CompactParams) `{}` | [`CompactResult`](protocol::CompactResult) |
+//! | `tool/execute` | [`ToolExecuteParams`](protocol::ToolExecuteParams) | [`ToolExecuteResult`](protocol::ToolExecuteResult) |
+//! | `command/run` | [`CommandParams`](protocol::CommandParams) | [`CommandResult`](protocol::CommandResult) |
+//! | `session/shutdown` | [`ShutdownParams`](protocol::ShutdownParams) `{}` | [`ShutdownResult`](protocol::ShutdownResult) after in-flight work ended or `lock.timeoutMs` passed |
 //!
 //! `session/start`: `recorded` is the `data` of the last `custom` entry with customType
 //! `pimem-memory-index` on the branch; `sectionPatches` are, in branch order, the `sections`
@@ -68,15 +74,15 @@
 //!
 //! | method | params | result |
 //! |---|---|---|
-//! | `model/complete` | `model: "provider/id", thinkLevel, system, messages, tools, timeoutMs` | `{text, toolCalls: [{id, name, arguments}], stopReason}`; errors `-32010` unresolvable model, `-32011` provider failure |
-//! | `models/resolve` | `specs: [string]` | `{resolvable: [bool]}` |
-//! | `ui/confirm` | `title, body` | `{confirmed}` (`false` without a UI) |
-//! | `ui/notify` (notification) | `message, level` | — shown only when pi has a UI (PM-79) |
-//! | `ui/status` (notification) | `key, text\|null` | — |
+//! | `model/complete` | [`ModelCompleteParams`](protocol::ModelCompleteParams) | [`ModelCompletion`](protocol::ModelCompletion); errors `-32010` unresolvable model, `-32011` provider failure |
+//! | `models/resolve` | [`ModelsResolveParams`](protocol::ModelsResolveParams) | [`ModelsResolveResult`](protocol::ModelsResolveResult) |
+//! | `ui/confirm` | [`ConfirmParams`](protocol::ConfirmParams) | [`ConfirmResult`](protocol::ConfirmResult) (`false` without a UI) |
+//! | `ui/notify` (notification) | [`Notification`](protocol::Notification) | — shown only when pi has a UI (PM-79) |
+//! | `ui/status` (notification) | [`StatusParams`](protocol::StatusParams) | — |
 //!
-//! `messages` use `memory_agent::Message`'s JSON (`{role: "user", content}`, `{role:
-//! "assistant", text, toolCalls}`, `{role: "toolResult", toolCallId, toolName, content,
-//! isError}`); the extension converts them to pi-ai messages and calls
+//! `messages` are [`ModelMessage`](protocol::ModelMessage)s (`{role: "user", content}`,
+//! `{role: "assistant", text, toolCalls}`, `{role: "toolResult", toolCallId, toolName,
+//! content, isError}`); the extension converts them to pi-ai messages and calls
 //! `ctx.modelRegistry.streamSimple` with `AbortSignal.timeout(timeoutMs)`.
 //!
 //! # Decisions
@@ -97,8 +103,8 @@
 
 mod agent;
 mod handlers;
-mod params;
 mod pimodel;
+pub mod protocol;
 mod rpc;
 mod section;
 mod session;
@@ -111,9 +117,11 @@ use std::time::Duration;
 
 use anyhow::Result;
 use parking_lot::{Condvar, Mutex};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 
-use params::Params;
+use protocol::Request;
 use rpc::{Framed, MAX_LINE_BYTES, Peer, RpcError, code, read_line_capped};
 use session::Session;
 use tasks::Tasks;
@@ -196,7 +204,9 @@ pub fn run() -> Result<()> {
 /// Prints the `memory` tool definition (name, label, description, JSON schema) as JSON.
 pub fn print_tool_schema() -> Result<()> {
     let mut out = io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, &handlers::tool_definition())?;
+    // through `Value`, whose objects keep their keys sorted like the protocol's messages
+    let tool = serde_json::to_value(handlers::tool_definition())?;
+    serde_json::to_writer_pretty(&mut out, &tool)?;
     out.write_all(b"\n")?;
     out.flush()?;
     Ok(())
@@ -283,16 +293,14 @@ fn dispatch(server: &Arc<Server>, line: &[u8]) {
     let Some(id) = id else {
         return; // notifications from pi: none are defined in protocol 1
     };
-    let params = msg.get("params").cloned().unwrap_or_else(|| json!({}));
+    let params = msg.get("params").cloned().unwrap_or(Value::Null);
     let is_start = method == "session/start";
     if is_start {
         server.start_begins();
     }
     let worker = server.clone();
     server.tasks.spawn("pimem-request", move || {
-        let reply = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            handle(&worker, &method, Params(&params))
-        }));
+        let reply = std::panic::catch_unwind(AssertUnwindSafe(|| handle(&worker, &method, params)));
         if is_start {
             worker.start_ends();
         }
@@ -307,19 +315,44 @@ fn dispatch(server: &Arc<Server>, line: &[u8]) {
 }
 
 /// Routes one request to its handler.
-fn handle(server: &Arc<Server>, method: &str, p: Params<'_>) -> Result<Value, RpcError> {
+fn handle(server: &Arc<Server>, method: &str, params: Value) -> Result<Value, RpcError> {
     match method {
-        "initialize" => handlers::initialize(p),
-        "session/start" => handlers::session_start(server, p),
-        "agent/before_start" => handlers::before_start(server, p),
-        "agent/settled" => handlers::settled(server, p),
-        "session/compact" => handlers::compact(server),
-        "tool/execute" => handlers::tool_execute(server, p),
-        "command/run" => handlers::command(server, p),
-        "session/shutdown" => handlers::shutdown(server),
+        protocol::InitializeParams::METHOD => answer(params, handlers::initialize),
+        protocol::SessionStartParams::METHOD => {
+            answer(params, |p| handlers::session_start(server, p))
+        }
+        protocol::BeforeStartParams::METHOD => {
+            answer(params, |p| handlers::before_start(server, p))
+        }
+        protocol::SettledParams::METHOD => answer(params, |p| handlers::settled(server, p)),
+        protocol::CompactParams::METHOD => answer(params, |p| handlers::compact(server, p)),
+        protocol::ToolExecuteParams::METHOD => {
+            answer(params, |p| handlers::tool_execute(server, p))
+        }
+        protocol::CommandParams::METHOD => answer(params, |p| handlers::command(server, p)),
+        protocol::ShutdownParams::METHOD => answer(params, |p| handlers::shutdown(server, p)),
         other => Err(RpcError::new(
             code::METHOD_NOT_FOUND,
             format!("Method not found: {other}"),
         )),
     }
+}
+
+/// Reads `params` as the method's params type, runs the handler, and writes its result as
+/// JSON.
+fn answer<P>(
+    params: Value,
+    handler: impl FnOnce(P) -> Result<P::Result, RpcError>,
+) -> Result<Value, RpcError>
+where
+    P: Request + DeserializeOwned,
+    P::Result: Serialize,
+{
+    let result = handler(protocol::parse(params)?)?;
+    serde_json::to_value(result).map_err(|e| {
+        RpcError::new(
+            code::INTERNAL_ERROR,
+            format!("cannot write the result: {e}"),
+        )
+    })
 }

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use memory_agent::{Completion, CompletionRequest, Model, ModelError};
 use memory_core::{Config, Task};
-use serde_json::json;
 
+use super::protocol::{ModelCompleteParams, ModelMessage, ModelTool};
 use super::rpc::{CallError, Peer, code};
 
 /// Extra time granted to pi beyond the request deadline (pi enforces the deadline itself
@@ -50,23 +50,22 @@ impl PiModel {
 impl Model for PiModel {
     fn complete(&self, req: &CompletionRequest) -> Result<Completion, ModelError> {
         let left = req.check()?;
-        let params = json!({
-            "model": self.model,
-            "thinkLevel": self.think_level,
-            "system": req.system,
-            "messages": req.messages,
-            "tools": req.tools,
-            "timeoutMs": u64::try_from(left.as_millis()).unwrap_or(u64::MAX).max(1),
-        });
-        match self.peer.request(
-            "model/complete",
-            params,
-            left + REPLY_GRACE,
-            Some(&req.cancel),
-        ) {
-            Ok(v) => serde_json::from_value::<Completion>(v).map_err(|e| {
-                ModelError::Failed(format!("pi returned a malformed completion: {e}"))
-            }),
+        let params = ModelCompleteParams {
+            model: self.model.clone(),
+            think_level: self.think_level.clone(),
+            system: req.system.clone(),
+            messages: req.messages.iter().map(ModelMessage::from).collect(),
+            tools: req.tools.iter().map(ModelTool::from).collect(),
+            timeout_ms: u64::try_from(left.as_millis()).unwrap_or(u64::MAX).max(1),
+        };
+        match self
+            .peer
+            .call(&params, left + REPLY_GRACE, Some(&req.cancel))
+        {
+            Ok(completion) => Ok(Completion::from(completion)),
+            Err(CallError::Malformed(e)) => Err(ModelError::Failed(format!(
+                "pi returned a malformed completion: {e}"
+            ))),
             Err(CallError::Timeout) => Err(ModelError::Timeout),
             Err(CallError::Cancelled) => Err(ModelError::Cancelled),
             Err(CallError::Closed) => Err(ModelError::Failed("pi closed the connection".into())),

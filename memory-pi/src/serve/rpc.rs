@@ -13,7 +13,11 @@ use std::time::{Duration, Instant};
 
 use memory_agent::CancelToken;
 use parking_lot::Mutex;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
+
+use super::protocol::{Notify, Request};
 
 /// Longest accepted line (16 MiB); longer lines are discarded and answered with -32600.
 pub const MAX_LINE_BYTES: usize = 16 << 20;
@@ -96,6 +100,8 @@ pub enum CallError {
     Closed,
     /// pi answered with an error.
     Rpc(RpcError),
+    /// pi's result does not have the method's result type (the message says why).
+    Malformed(String),
 }
 
 impl std::fmt::Display for CallError {
@@ -105,6 +111,7 @@ impl std::fmt::Display for CallError {
             CallError::Cancelled => f.write_str("cancelled"),
             CallError::Closed => f.write_str("pi closed the connection"),
             CallError::Rpc(e) => f.write_str(&e.message),
+            CallError::Malformed(e) => write!(f, "pi answered with a malformed result: {e}"),
         }
     }
 }
@@ -140,8 +147,27 @@ impl Peer {
     }
 
     /// Sends a notification (no reply expected).
-    pub fn notify(&self, method: &str, params: Value) {
-        self.send(&json!({ "jsonrpc": "2.0", "method": method, "params": params }));
+    pub fn notify<N: Notify + Serialize>(&self, params: &N) {
+        let params = serde_json::to_value(params).unwrap_or(Value::Null);
+        self.send(&json!({ "jsonrpc": "2.0", "method": N::METHOD, "params": params }));
+    }
+
+    /// Sends a request to pi and blocks until its reply, `timeout`, or `cancel`; the reply is
+    /// read as the method's result type.
+    pub fn call<R>(
+        &self,
+        params: &R,
+        timeout: Duration,
+        cancel: Option<&CancelToken>,
+    ) -> Result<R::Result, CallError>
+    where
+        R: Request + Serialize,
+        R::Result: DeserializeOwned,
+    {
+        let params =
+            serde_json::to_value(params).map_err(|e| CallError::Malformed(e.to_string()))?;
+        let result = self.request(R::METHOD, params, timeout, cancel)?;
+        serde_json::from_value(result).map_err(|e| CallError::Malformed(e.to_string()))
     }
 
     /// Answers request `id`.
@@ -154,7 +180,7 @@ impl Peer {
     }
 
     /// Sends a request to pi and blocks until its reply, `timeout`, or `cancel`.
-    pub fn request(
+    fn request(
         &self,
         method: &str,
         params: Value,

@@ -3,7 +3,9 @@
 
 use memory_core::IndexSection;
 use memory_index::INDEX_TRUNCATION_MARKER;
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use super::protocol::SectionRecord;
 
 /// The section name in `systemPromptOptions.sections`.
 pub const SECTION_NAME: &str = "memory_index";
@@ -13,8 +15,13 @@ pub const RECORD_TYPE: &str = "pimem-memory-index";
 
 /// The record the extension appends (`data` of the custom entry): the value plus the window
 /// numbers, so `/memory`'s `Inject:` line is exact after a replay too.
-pub fn record_json(s: &IndexSection) -> Value {
-    json!({ "value": s.value, "lines": s.lines, "bytes": s.bytes, "truncated": s.truncated })
+pub fn record(s: &IndexSection) -> SectionRecord {
+    SectionRecord {
+        value: s.value.clone(),
+        lines: s.lines,
+        bytes: s.bytes,
+        truncated: s.truncated,
+    }
 }
 
 /// The empty section (no index, or no store).
@@ -112,7 +119,13 @@ fn derived(value: String) -> IndexSection {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
+
+    fn record_json(s: &IndexSection) -> Value {
+        serde_json::to_value(record(s)).unwrap()
+    }
 
     #[test]
     fn patches_replay_with_null_deletes_and_string_sets() {

@@ -12,14 +12,12 @@ use memory_agent::pi::sessions::{
 use memory_agent::{Surfacer, SurfacingOptions};
 use memory_core::tool::VersionBook;
 use memory_core::{
-    Config, IndexSection, LoadedConfig, Modules, Project, Task, home_dir, load_config,
-    open_project,
+    Config, IndexSection, LoadedConfig, Modules, Project, Task, home_dir, load_config, open_project,
 };
 use parking_lot::Mutex;
-use serde_json::{Value, json};
 
-use super::params::Params;
-use super::rpc::{CallError, Peer, RpcError};
+use super::protocol::{Level, ModelsResolveParams, Notification, SessionStartParams};
+use super::rpc::Peer;
 use super::section;
 
 /// How long `session/start` waits for pi to answer `models/resolve`.
@@ -44,18 +42,18 @@ pub struct StartInfo {
     pub child: bool,
 }
 
-impl StartInfo {
-    /// Parses the `session/start` parameters (without the section sources).
-    pub fn parse(p: Params<'_>) -> Result<Self, RpcError> {
-        Ok(StartInfo {
-            reason: p.opt_str("reason")?.unwrap_or("startup").to_owned(),
-            cwd: PathBuf::from(p.str("cwd")?),
-            agent_dir: PathBuf::from(p.str("agentDir")?),
-            trusted: p.bool_or("trusted", false)?,
-            has_ui: p.bool_or("hasUI", false)?,
-            session_dir: p.opt_str("sessionDir")?.map(PathBuf::from),
-            child: p.bool_or("child", false)?,
-        })
+impl From<&SessionStartParams> for StartInfo {
+    /// The `session/start` parameters without the section sources.
+    fn from(p: &SessionStartParams) -> Self {
+        StartInfo {
+            reason: p.reason.clone().unwrap_or_else(|| "startup".to_owned()),
+            cwd: PathBuf::from(&p.cwd),
+            agent_dir: PathBuf::from(&p.agent_dir),
+            trusted: p.trusted,
+            has_ui: p.has_ui,
+            session_dir: p.session_dir.as_ref().map(PathBuf::from),
+            child: p.child,
+        }
     }
 }
 
@@ -98,12 +96,7 @@ pub struct Started {
     /// Whether the section was computed fresh (the extension records it).
     pub record: bool,
     /// Notifications for the user (shown by the extension when it has a UI).
-    pub notifications: Vec<Value>,
-}
-
-/// A notification object `{message, level}`.
-pub fn notification(message: impl Into<String>, level: &str) -> Value {
-    json!({ "message": message.into(), "level": level })
+    pub notifications: Vec<Notification>,
 }
 
 /// The PM-73 problem texts for the tasks that need a model.
@@ -141,22 +134,14 @@ fn resolve_models(peer: &Peer, cfg: &Config) -> HashMap<String, bool> {
     if specs.is_empty() {
         return HashMap::new();
     }
-    let answer = peer.request(
-        "models/resolve",
-        json!({ "specs": specs }),
-        RESOLVE_TIMEOUT,
-        None,
-    );
-    let flags: Vec<bool> = match answer {
-        Ok(v) => v
-            .get("resolvable")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().map(|b| b.as_bool().unwrap_or(false)).collect())
-            .unwrap_or_default(),
-        Err(CallError::Rpc(_) | CallError::Timeout | CallError::Closed | CallError::Cancelled) => {
-            Vec::new()
-        }
+    let question = ModelsResolveParams {
+        specs: specs.clone(),
     };
+    // No answer (an error, a timeout, a malformed result) leaves every flag unset.
+    let flags = peer
+        .call(&question, RESOLVE_TIMEOUT, None)
+        .map(|r| r.resolvable)
+        .unwrap_or_default();
     specs
         .into_iter()
         .enumerate()
@@ -191,15 +176,16 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 /// `session/start`: loads configuration, validates models, opens the store and decides the
 /// frozen section: the last record on the branch, else pi's replayed section patches (a
 /// session begun under pi-memory), else a fresh read of `MEMORY.md`.
-pub fn start(peer: &Peer, p: Params<'_>) -> Result<Started, RpcError> {
-    let info = StartInfo::parse(p)?;
-    let recorded = p.opt_value("recorded");
-    let patches = p.array("sectionPatches")?;
+pub fn start(peer: &Peer, p: SessionStartParams) -> Started {
+    let info = StartInfo::from(&p);
 
     let loaded = load_config(&info.agent_dir, &info.cwd, info.trusted);
     let mut notifications = Vec::new();
     for problem in loaded.problems.iter().filter(|p| !p.fatal) {
-        notifications.push(notification(format!("pimem: {problem}"), "warning"));
+        notifications.push(Notification::new(
+            format!("pimem: {problem}"),
+            Level::Warning,
+        ));
     }
     let opened = open(&info, &loaded);
     let cfg = loaded.config;
@@ -220,22 +206,23 @@ pub fn start(peer: &Peer, p: Params<'_>) -> Result<Started, RpcError> {
             text.push_str("\n- ");
             text.push_str(e);
         }
-        notifications.push(notification(text, "error"));
+        notifications.push(Notification::new(text, Level::Error));
     }
 
     let project = opened.as_ref().ok().cloned();
     if let Err(errors) = &opened {
         for e in errors {
-            notifications.push(notification(e.clone(), "error"));
+            notifications.push(Notification::new(e.clone(), Level::Error));
         }
     }
 
     let replayed = if info.reason == "new" {
         None // a new session never inherits a section
     } else {
-        recorded
+        p.recorded
+            .as_ref()
             .and_then(section::from_record)
-            .or_else(|| section::from_patches(patches))
+            .or_else(|| section::from_patches(&p.section_patches))
     };
     let (frozen, record) = match (replayed, &project) {
         (Some(s), _) => (s, false),
@@ -245,9 +232,9 @@ pub fn start(peer: &Peer, p: Params<'_>) -> Result<Started, RpcError> {
         ) {
             Ok(s) => (s, true),
             Err(e) => {
-                notifications.push(notification(
+                notifications.push(Notification::new(
                     format!("pimem: cannot read the memory index: {e}"),
-                    "error",
+                    Level::Error,
                 ));
                 (section::empty(), true)
             }
@@ -257,7 +244,7 @@ pub fn start(peer: &Peer, p: Params<'_>) -> Result<Started, RpcError> {
 
     let sessions = Arc::new(project_sessions(&info, &cfg));
     let surfacer = Surfacer::new(SurfacingOptions::from(&cfg));
-    Ok(Started {
+    Started {
         session: Session {
             info,
             cfg,
@@ -274,7 +261,7 @@ pub fn start(peer: &Peer, p: Params<'_>) -> Result<Started, RpcError> {
         },
         record,
         notifications,
-    })
+    }
 }
 
 /// Opens the session's project (PM-74): `Failed to load memory config: …` when a
@@ -322,6 +309,8 @@ impl Session {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::{Value, json};
+
     use super::*;
 
     fn cfg(v: Value) -> Config {

@@ -336,7 +336,7 @@ fn malformed_unknown_invalid_and_over_long_lines_each_get_one_error_and_the_conn
     assert_eq!(r["error"]["code"], -32602);
     assert_eq!(
         r["error"]["message"],
-        "invalid params: \"cwd\" must be a string"
+        "invalid params: \"cwd\": invalid type: integer `5`, expected a string"
     );
 
     let r = pi.request("command/run", json!({ "name": "forget", "args": "" }));
