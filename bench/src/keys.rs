@@ -10,7 +10,7 @@ use memory_keys::{GitEnv, Source, identify_via_git, identify_with, project_dir};
 
 use crate::timing::{HEADER, measure, row};
 
-pub fn run() -> Result<()> {
+pub(crate) fn run() -> Result<()> {
     let tmp = tempfile::tempdir()?;
     let root = std::fs::canonicalize(tmp.path())?;
     let home = root.join("home");

@@ -34,7 +34,7 @@ const CYRILLIC_QUERY: &str = "ошибка";
 const FALLBACK_QUERY: &str = "\u{307}";
 
 /// Runs the group.
-pub fn run() -> Result<()> {
+pub(crate) fn run() -> Result<()> {
     let tmp = tempfile::Builder::new()
         .prefix("memory-bench-sessions-")
         .tempdir_in("/tmp")

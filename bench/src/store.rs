@@ -49,7 +49,7 @@ fn report(name: &str, ours: &Stats, raw: &Stats) {
 }
 
 /// Entry point of the group.
-pub fn run() -> Result<()> {
+pub(crate) fn run() -> Result<()> {
     let tmp = tempfile::tempdir_in(std::env::temp_dir())?;
     let dir = tmp.path().join("mem");
     let store = Store::new(crate::utf8(&dir)?, StoreOptions::default());

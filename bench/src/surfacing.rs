@@ -218,8 +218,7 @@ fn size(root: &Path, n: usize, samples: usize, target_ms: f64) -> Result<()> {
 
     // Cold: a new store (reads and parses every file) and a new surfacer (builds the index).
     let store = Store::new(crate::utf8(&dir)?, StoreOptions::default());
-    let (out, took) =
-        time(|| Surfacer::new(opts.clone()).surface(&store, PROMPTS[0]));
+    let (out, took) = time(|| Surfacer::new(opts.clone()).surface(&store, PROMPTS[0]));
     out?;
     let cold = stats_of(vec![took]);
     // A new surfacer on a warm store: the index build alone (a new session).
@@ -309,7 +308,7 @@ fn met(s: &Stats, target_ms: f64) -> bool {
 }
 
 /// Entry point of the group.
-pub fn run() -> Result<()> {
+pub(crate) fn run() -> Result<()> {
     let tmp = tempfile::tempdir_in(std::env::temp_dir())?;
     println!("Lexical selector, default configuration (maxFiles 3), realistic generated corpus:\n");
     println!("{HEADER}");

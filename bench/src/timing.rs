@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 /// Summary of repeated timings of one operation.
 #[derive(Debug, Clone, Copy)]
-pub struct Stats {
+pub(crate) struct Stats {
     /// Median duration of one call.
     pub median: Duration,
     /// 10th percentile.
@@ -16,7 +16,7 @@ pub struct Stats {
 }
 
 /// Runs `f` once to warm up, then `samples` times, and summarises the durations.
-pub fn measure<T>(samples: usize, mut f: impl FnMut() -> T) -> Stats {
+pub(crate) fn measure<T>(samples: usize, mut f: impl FnMut() -> T) -> Stats {
     std::hint::black_box(f());
     let mut times: Vec<Duration> = (0..samples.max(1))
         .map(|_| {
@@ -36,7 +36,7 @@ pub fn measure<T>(samples: usize, mut f: impl FnMut() -> T) -> Stats {
 }
 
 /// Summarises durations collected by the caller (e.g. interleaved with a baseline).
-pub fn stats_of(mut times: Vec<Duration>) -> Stats {
+pub(crate) fn stats_of(mut times: Vec<Duration>) -> Stats {
     times.sort();
     if times.is_empty() {
         times.push(Duration::ZERO);
@@ -51,14 +51,14 @@ pub fn stats_of(mut times: Vec<Duration>) -> Stats {
 }
 
 /// Times one call.
-pub fn time<T>(f: impl FnOnce() -> T) -> (T, Duration) {
+pub(crate) fn time<T>(f: impl FnOnce() -> T) -> (T, Duration) {
     let t = Instant::now();
     let out = std::hint::black_box(f());
     (out, t.elapsed())
 }
 
 /// Formats a duration with a unit that keeps three significant digits readable.
-pub fn fmt(d: Duration) -> String {
+pub(crate) fn fmt(d: Duration) -> String {
     let ns = d.as_nanos();
     if ns < 10_000 {
         format!("{ns} ns")
@@ -70,7 +70,7 @@ pub fn fmt(d: Duration) -> String {
 }
 
 /// One Markdown table row: `| name | median | p10 | p90 | samples |`.
-pub fn row(name: &str, s: &Stats) -> String {
+pub(crate) fn row(name: &str, s: &Stats) -> String {
     format!(
         "| {name} | {} | {} | {} | {} |",
         fmt(s.median),
@@ -81,4 +81,5 @@ pub fn row(name: &str, s: &Stats) -> String {
 }
 
 /// The header matching [`row`].
-pub const HEADER: &str = "| benchmark | median | p10 | p90 | samples |\n|---|---|---|---|---|";
+pub(crate) const HEADER: &str =
+    "| benchmark | median | p10 | p90 | samples |\n|---|---|---|---|---|";

@@ -225,6 +225,8 @@ export type ToolDetails = {
 	saved: string | null,
 	/** Notices for the user (reclaimed lock, repair). */
 	notices: Array<string>,
+	/** How many memories a `search` found (pi-memory's `details.count`); absent for the other actions. */
+	count?: number,
 } | Record<symbol, never>;
 
 /** `command/run`: `/memory [status|unlock]` or `/dream`. */

@@ -13,13 +13,13 @@ use memory_agent::pi::sessions::{ProjectSessions, SessionSearchOptions};
 use memory_core::tool::{SessionSearch, VersionBook, list_text, search_text};
 use memory_core::{
     AddRequest, Config, EntryType, LoadedConfig, LockState, Modules, Notice, Project,
-    ReplaceRequest, StoredEntry, Version, WriteOutcome, default_agent_dir, home_dir,
-    load_config, open_project, status_block,
+    ReplaceRequest, StoredEntry, Version, WriteOutcome, default_agent_dir, home_dir, load_config,
+    open_project, status_block,
 };
 use serde_json::{Value, json};
 
 /// The global options as parsed.
-pub struct GlobalOptions {
+pub(crate) struct GlobalOptions {
     /// `--cwd`.
     pub cwd: Option<PathBuf>,
     /// `--memory-dir`.
@@ -33,7 +33,7 @@ pub struct GlobalOptions {
 }
 
 /// Global options, resolved once: the project, its configuration and where pi lives.
-pub struct Context {
+pub(crate) struct Context {
     cwd: PathBuf,
     agent_dir: Option<PathBuf>,
     config: Config,
@@ -43,7 +43,7 @@ pub struct Context {
 
 impl Context {
     /// Resolves the working directory, loads memory.json, and opens the project's store.
-    pub fn from_options(opts: GlobalOptions) -> Result<Self> {
+    pub(crate) fn from_options(opts: GlobalOptions) -> Result<Self> {
         let process_cwd = std::env::current_dir();
         let cwd = match opts.cwd {
             Some(path) if path.is_absolute() => path,
@@ -86,34 +86,34 @@ impl Context {
     }
 
     /// The project's store.
-    pub fn store(&self) -> &memory_core::Store {
+    pub(crate) fn store(&self) -> &memory_core::Store {
         &self.project.store
     }
 
     /// The effective configuration.
-    pub fn config(&self) -> &Config {
+    pub(crate) fn config(&self) -> &Config {
         &self.config
     }
 
     /// pi's agent directory, when known.
-    pub fn agent_dir(&self) -> Option<&Path> {
+    pub(crate) fn agent_dir(&self) -> Option<&Path> {
         self.agent_dir.as_deref()
     }
 
     /// The absolute working directory.
-    pub fn cwd(&self) -> &Path {
+    pub(crate) fn cwd(&self) -> &Path {
         &self.cwd
     }
 
     /// Whether `--json` was given.
-    pub fn json(&self) -> bool {
+    pub(crate) fn json(&self) -> bool {
         self.json
     }
 }
 
 /// `pimem add`.
 #[derive(Args)]
-pub struct AddArgs {
+pub(crate) struct AddArgs {
     /// Memory name (unique; the lookup key).
     #[arg(long)]
     name: String,
@@ -130,7 +130,7 @@ pub struct AddArgs {
 
 /// `pimem replace`.
 #[derive(Args)]
-pub struct ReplaceArgs {
+pub(crate) struct ReplaceArgs {
     /// Name (or file name) of the memory.
     #[arg(long)]
     name: String,
@@ -150,7 +150,7 @@ pub struct ReplaceArgs {
 
 /// `pimem remove`.
 #[derive(Args)]
-pub struct RemoveArgs {
+pub(crate) struct RemoveArgs {
     /// Name (or file name) of the memory.
     #[arg(long)]
     name: String,
@@ -161,7 +161,7 @@ pub struct RemoveArgs {
 
 /// `pimem search`.
 #[derive(Args)]
-pub struct SearchArgs {
+pub(crate) struct SearchArgs {
     /// Text to look for (case-insensitive substring).
     query: String,
     /// Search past pi sessions of this project instead of memories.
@@ -171,14 +171,14 @@ pub struct SearchArgs {
 
 /// `pimem show`.
 #[derive(Args)]
-pub struct ShowArgs {
+pub(crate) struct ShowArgs {
     /// Name (or file name) of the memory.
     name: String,
 }
 
 /// `pimem rename`.
 #[derive(Args)]
-pub struct RenameArgs {
+pub(crate) struct RenameArgs {
     /// Current name (or file name).
     #[arg(long)]
     name: String,
@@ -192,14 +192,14 @@ pub struct RenameArgs {
 
 /// `pimem unlock`.
 #[derive(Args)]
-pub struct UnlockArgs {
+pub(crate) struct UnlockArgs {
     /// Remove without asking.
     #[arg(long)]
     yes: bool,
 }
 
 /// Prints pretty JSON and a newline.
-pub fn print_json(value: &Value) -> Result<()> {
+pub(crate) fn print_json(value: &Value) -> Result<()> {
     let mut out = std::io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, value)?;
     out.write_all(b"\n")?;
@@ -207,7 +207,7 @@ pub fn print_json(value: &Value) -> Result<()> {
 }
 
 /// Prints a text, adding a final newline when it lacks one.
-pub fn print_text(text: &str) -> Result<()> {
+pub(crate) fn print_text(text: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     if !text.ends_with('\n') {
@@ -255,7 +255,7 @@ fn entry_json(e: &StoredEntry) -> Value {
 }
 
 /// `pimem dir`.
-pub fn cmd_dir(ctx: &Context) -> Result<()> {
+pub(crate) fn cmd_dir(ctx: &Context) -> Result<()> {
     let dir = &ctx.project.dir;
     if ctx.json {
         return print_json(&json!({
@@ -285,7 +285,7 @@ fn modules(cfg: &Config) -> Modules {
 }
 
 /// `pimem status`.
-pub fn cmd_status(ctx: &Context) -> Result<()> {
+pub(crate) fn cmd_status(ctx: &Context) -> Result<()> {
     let store = ctx.store();
     let cfg = &ctx.config;
     if ctx.json {
@@ -325,7 +325,7 @@ pub fn cmd_status(ctx: &Context) -> Result<()> {
 }
 
 /// `pimem add`.
-pub fn cmd_add(ctx: &Context, args: AddArgs) -> Result<()> {
+pub(crate) fn cmd_add(ctx: &Context, args: AddArgs) -> Result<()> {
     let out = ctx.store().add(AddRequest {
         name: args.name,
         description: args.description,
@@ -349,7 +349,7 @@ fn print_write(ctx: &Context, out: &WriteOutcome, text: String) -> Result<()> {
 }
 
 /// `pimem replace`.
-pub fn cmd_replace(ctx: &Context, args: ReplaceArgs) -> Result<()> {
+pub(crate) fn cmd_replace(ctx: &Context, args: ReplaceArgs) -> Result<()> {
     if args.content.is_none() && args.description.is_none() && args.entry_type.is_none() {
         bail!("nothing to replace: pass --content, --description or --type");
     }
@@ -365,7 +365,7 @@ pub fn cmd_replace(ctx: &Context, args: ReplaceArgs) -> Result<()> {
 }
 
 /// `pimem remove`.
-pub fn cmd_remove(ctx: &Context, args: RemoveArgs) -> Result<()> {
+pub(crate) fn cmd_remove(ctx: &Context, args: RemoveArgs) -> Result<()> {
     let expected = parse_version(args.expect_version)?;
     let out = ctx.store().remove(&args.name, expected.as_ref())?;
     print_notices(&out.notices);
@@ -376,7 +376,7 @@ pub fn cmd_remove(ctx: &Context, args: RemoveArgs) -> Result<()> {
 }
 
 /// `pimem list`.
-pub fn cmd_list(ctx: &Context) -> Result<()> {
+pub(crate) fn cmd_list(ctx: &Context) -> Result<()> {
     let entries = ctx.store().list()?;
     if ctx.json {
         return print_json(&Value::Array(
@@ -387,7 +387,7 @@ pub fn cmd_list(ctx: &Context) -> Result<()> {
 }
 
 /// `pimem search`.
-pub fn cmd_search(ctx: &Context, args: SearchArgs) -> Result<()> {
+pub(crate) fn cmd_search(ctx: &Context, args: SearchArgs) -> Result<()> {
     if args.sessions {
         let agent_dir = ctx.agent_dir.as_deref().ok_or_else(|| {
             anyhow!("cannot locate pi's sessions: set --agent-dir or PI_CODING_AGENT_DIR")
@@ -414,7 +414,7 @@ pub fn cmd_search(ctx: &Context, args: SearchArgs) -> Result<()> {
 }
 
 /// `pimem show`.
-pub fn cmd_show(ctx: &Context, args: ShowArgs) -> Result<()> {
+pub(crate) fn cmd_show(ctx: &Context, args: ShowArgs) -> Result<()> {
     let entry = ctx
         .store()
         .read(&args.name)?
@@ -430,7 +430,7 @@ pub fn cmd_show(ctx: &Context, args: ShowArgs) -> Result<()> {
 }
 
 /// `pimem rename`.
-pub fn cmd_rename(ctx: &Context, args: RenameArgs) -> Result<()> {
+pub(crate) fn cmd_rename(ctx: &Context, args: RenameArgs) -> Result<()> {
     let old = ctx
         .store()
         .read(&args.name)?
@@ -450,7 +450,7 @@ pub fn cmd_rename(ctx: &Context, args: RenameArgs) -> Result<()> {
 }
 
 /// `pimem rebuild-index`.
-pub fn cmd_rebuild_index(ctx: &Context) -> Result<()> {
+pub(crate) fn cmd_rebuild_index(ctx: &Context) -> Result<()> {
     let out = ctx.store().rebuild_index()?;
     print_notices(&out.notices);
     if ctx.json {
@@ -464,7 +464,7 @@ pub fn cmd_rebuild_index(ctx: &Context) -> Result<()> {
 
 /// Asks `question` on a terminal (`[y/N]`); without a terminal, refuses with an error that
 /// says to pass `--yes`.
-pub fn confirm(question: &str) -> Result<bool> {
+pub(crate) fn confirm(question: &str) -> Result<bool> {
     if !std::io::stdin().is_terminal() {
         bail!("{question}\nrefusing without confirmation: rerun with --yes");
     }
@@ -475,7 +475,7 @@ pub fn confirm(question: &str) -> Result<bool> {
 }
 
 /// `pimem unlock` (PM-77): confirmation on a terminal, `--yes` for scripts.
-pub fn cmd_unlock(ctx: &Context, args: UnlockArgs) -> Result<()> {
+pub(crate) fn cmd_unlock(ctx: &Context, args: UnlockArgs) -> Result<()> {
     let store = ctx.store();
     let holder = match store.lock_state()? {
         LockState::Free => return print_text("No lock present."),
@@ -503,7 +503,7 @@ pub fn cmd_unlock(ctx: &Context, args: UnlockArgs) -> Result<()> {
 }
 
 /// `pimem section`: the exact section value, byte for byte (no newline added).
-pub fn cmd_section(ctx: &Context) -> Result<()> {
+pub(crate) fn cmd_section(ctx: &Context) -> Result<()> {
     let cfg = &ctx.config;
     let section = ctx.store().index_section(
         cfg.mem_index_inject_max_lines,

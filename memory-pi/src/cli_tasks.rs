@@ -33,7 +33,7 @@ use crate::cli::{Context, confirm, print_json, print_text};
 
 /// Which model and where it answers (shared by the model subcommands).
 #[derive(Args, Clone, Default)]
-pub struct ModelArgs {
+pub(crate) struct ModelArgs {
     /// The model, `provider/model-id` as in memory.json [default: the task's model in
     /// memory.json].
     #[arg(long, value_name = "PROVIDER/ID")]
@@ -49,7 +49,7 @@ pub struct ModelArgs {
 
 /// `pimem dream`.
 #[derive(Args)]
-pub struct DreamArgs {
+pub(crate) struct DreamArgs {
     /// Run without asking for confirmation.
     #[arg(long)]
     yes: bool,
@@ -59,7 +59,7 @@ pub struct DreamArgs {
 
 /// `pimem extract`.
 #[derive(Args)]
-pub struct ExtractArgs {
+pub(crate) struct ExtractArgs {
     /// A JSON array of pi agent messages (as in `agent_end`); `-` reads stdin.
     #[arg(long, value_name = "FILE")]
     messages: String,
@@ -69,7 +69,7 @@ pub struct ExtractArgs {
 
 /// `pimem surface`.
 #[derive(Args)]
-pub struct SurfaceArgs {
+pub(crate) struct SurfaceArgs {
     /// The user prompt to surface memories for.
     prompt: String,
     #[command(flatten)]
@@ -89,13 +89,17 @@ fn wire_model_id(spec: &str) -> &str {
     spec.split_once('/').map_or(spec, |(_, id)| id)
 }
 
+#[allow(clippy::disallowed_methods)] // the CLI's own options from the environment
 fn env_var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
 /// Builds the HTTP model for `spec` (`provider/model-id`).
 fn http_model(ctx: &Context, spec: &str, args: &ModelArgs) -> Result<HttpModel> {
-    let url = args.model_url.clone().or_else(|| env_var("PIMEM_MODEL_URL"));
+    let url = args
+        .model_url
+        .clone()
+        .or_else(|| env_var("PIMEM_MODEL_URL"));
     let key_env = args
         .api_key_env
         .clone()
@@ -146,9 +150,9 @@ fn http_model(ctx: &Context, spec: &str, args: &ModelArgs) -> Result<HttpModel> 
         model = model.with_api_key_env(&var).map_err(|e| anyhow!("{e}"))?;
     } else if let Some(key) = p["apiKey"].as_str() {
         // pi accepts either an environment variable's name or the key itself.
-        model = match std::env::var(key) {
-            Ok(value) if !value.is_empty() => model.with_api_key(value),
-            _ => model.with_api_key(key),
+        model = match env_var(key) {
+            Some(value) => model.with_api_key(value),
+            None => model.with_api_key(key),
         };
     }
     Ok(model)
@@ -223,7 +227,7 @@ impl RunObserver for Progress {
 }
 
 /// `pimem dream` (PM-69): confirm, then consolidate with the dream model.
-pub fn cmd_dream(ctx: &Context, args: DreamArgs) -> Result<()> {
+pub(crate) fn cmd_dream(ctx: &Context, args: DreamArgs) -> Result<()> {
     let model = task_model(ctx, Task::Dream, &args.model)?.ok_or_else(|| no_model(Task::Dream))?;
     if !args.yes && !confirm(memory_agent::dream::DREAM_CONFIRM_BODY)? {
         return Ok(());
@@ -253,7 +257,7 @@ pub fn cmd_dream(ctx: &Context, args: DreamArgs) -> Result<()> {
 }
 
 /// `pimem extract`: one extraction round over a transcript (PM-65..68).
-pub fn cmd_extract(ctx: &Context, args: ExtractArgs) -> Result<()> {
+pub(crate) fn cmd_extract(ctx: &Context, args: ExtractArgs) -> Result<()> {
     let text = if args.messages == "-" {
         let mut t = String::new();
         std::io::stdin()
@@ -289,7 +293,7 @@ pub fn cmd_extract(ctx: &Context, args: ExtractArgs) -> Result<()> {
 }
 
 /// `pimem surface`: which memories a prompt would surface, and the exact hidden message.
-pub fn cmd_surface(ctx: &Context, args: SurfaceArgs) -> Result<()> {
+pub(crate) fn cmd_surface(ctx: &Context, args: SurfaceArgs) -> Result<()> {
     let cfg = ctx.config();
     let opts = SurfacingOptions::from(cfg);
     // A model only when the selector can use one (lexical never calls a model).

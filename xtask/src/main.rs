@@ -1,12 +1,16 @@
 //! Project automation, run as `cargo xtask <task>`.
 //!
-//! * `ci`: format check, clippy with warnings denied, every test, then `e2e`. This is the
-//!   README's test command and what `.ci/run` executes on a clean clone.
+//! * `ci`: format check, clippy with warnings denied, every test (the tidy checks included),
+//!   `cargo doc` of the library crates with rustdoc warnings denied, the `examples/agent`
+//!   program against its scripted model, `cargo package` of the library crates (verified
+//!   against each other), then `e2e`. This is the README's test command and what `.ci/run`
+//!   executes on a clean clone.
 //!
 //! * `e2e`: builds `pimem`, installs the pinned pi host (Node 22 and pi 1.6.0 from the npm
 //!   registry, cached in `~/.cache/pimem-e2e`; `PIMEM_E2E_CACHE` moves it) with the pinned
 //!   TypeScript compiler and Node types, type-checks the pi extension (`tsc --noEmit`), and
-//!   runs the headless pi suite in `memory-pi/e2e/` against a scripted local model.
+//!   compares memory-js' collation with Node's `localeCompare`, and runs the headless pi
+//!   suite in `memory-pi/e2e/` against a scripted local model.
 //!
 //! * `install`: builds the release `pimem`, puts it next to the pi extension
 //!   (`memory-pi/extension/bin/pimem`) and in `$CARGO_HOME/bin` (so `pimem` is on
@@ -19,14 +23,30 @@
 //!
 //! Tasks are plain Rust so they run the same on every machine with only cargo installed.
 #![forbid(unsafe_code)]
+// A development tool: plain file writes and environment reads are its job.
+#![allow(clippy::disallowed_methods)]
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
+
 #[cfg(test)]
 mod tidy;
+#[cfg(test)]
+mod tidy_layers;
+
+/// The library crates: documented with warnings denied and packaged by `ci`.
+const LIBRARY_CRATES: &[&str] = &[
+    "memory-js",
+    "memory-keys",
+    "memory-index",
+    "memory-rank",
+    "memory-lock",
+    "memory-core",
+    "memory-agent",
+];
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -65,9 +85,53 @@ fn ci(root: &Path) -> Result<()> {
         ],
     )?;
     run(root, "cargo", &["test", "--workspace", "--locked"])?;
+    docs(root)?;
+    // The embedding example runs against its scripted model and checks what memory did.
+    run(
+        root,
+        "cargo",
+        &["run", "--locked", "--quiet", "-p", "example-agent"],
+    )?;
+    package(root)?;
     e2e(root)?;
     eprintln!("xtask ci: all checks passed");
     Ok(())
+}
+
+/// `cargo doc` of every library crate with rustdoc warnings denied (broken links included).
+fn docs(root: &Path) -> Result<()> {
+    let mut args = vec![
+        "doc",
+        "--no-deps",
+        "--locked",
+        "--features",
+        "memory-agent/http",
+    ];
+    for c in LIBRARY_CRATES {
+        args.extend(["-p", c]);
+    }
+    eprintln!("$ RUSTDOCFLAGS=-D warnings cargo {}", args.join(" "));
+    let status = Command::new("cargo")
+        .args(&args)
+        .env("RUSTDOCFLAGS", "-D warnings")
+        .current_dir(root)
+        .status()
+        .context("could not start cargo doc")?;
+    if !status.success() {
+        bail!("cargo doc failed with {status}");
+    }
+    Ok(())
+}
+
+/// `cargo package` of every library crate, verified against each other (cargo builds each
+/// tarball with its siblings from a temporary local registry): what publishing would upload
+/// builds on its own.
+fn package(root: &Path) -> Result<()> {
+    let mut args = vec!["package", "--locked", "--allow-dirty"];
+    for c in LIBRARY_CRATES {
+        args.extend(["-p", c]);
+    }
+    run(root, "cargo", &args)
 }
 
 fn bench(root: &Path, groups: &[String]) -> Result<()> {
@@ -254,6 +318,27 @@ fn e2e(root: &Path) -> Result<()> {
     let host = install_host(root)?;
     let (node_dir, pi_cli) = (host.var("NODE22_BIN")?, host.var("PI_CLI")?);
     typecheck_extension(root, &node_dir, &pi_cli, &host.var("TSC")?)?;
+    // memory-js' collation against Node's own `localeCompare` (needs this Node 22).
+    eprintln!("$ PIMEM_NODE=<node 22> cargo test -p memory-js -- --ignored");
+    let status = Command::new("cargo")
+        .args([
+            "test",
+            "--locked",
+            "--quiet",
+            "-p",
+            "memory-js",
+            "--test",
+            "all",
+            "--",
+            "--ignored",
+        ])
+        .env("PIMEM_NODE", node_dir.join("node"))
+        .current_dir(root)
+        .status()
+        .context("could not start the collation test")?;
+    if !status.success() {
+        bail!("the collation comparison with Node failed with {status}");
+    }
     let suite = root.join("memory-pi/e2e/run.mjs");
     eprintln!("$ node {}", suite.display());
     let status = Command::new(node_dir.join("node"))

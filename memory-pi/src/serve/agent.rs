@@ -37,7 +37,7 @@ fn model_for(server: &Server, session: &Session, task: Task) -> Option<PiModel> 
 /// Surfacing for one user prompt (PM-60..64). Lexical selection needs no model; the model
 /// and hybrid selectors ask pi's model and fall back to lexical on any failure. Files already
 /// surfaced this session are never surfaced again. `None` when nothing is surfaced.
-pub fn surface(server: &Server, session: &Session, prompt: &str) -> Option<Surfaced> {
+pub(super) fn surface(server: &Server, session: &Session, prompt: &str) -> Option<Surfaced> {
     let project = session.project().ok()?;
     let model = model_for(server, session, Task::AutoSurfacing);
     let req = SurfacingRequest::new(prompt)
@@ -63,12 +63,12 @@ pub fn surface(server: &Server, session: &Session, prompt: &str) -> Option<Surfa
 }
 
 /// Remembers the `<project_instructions>` blocks of the turn's system prompt (PM-67).
-pub fn remember_instructions(session: &Session, system_prompt: &str) {
+pub(super) fn remember_instructions(session: &Session, system_prompt: &str) {
     session.live.lock().instructions = project_instructions(system_prompt);
 }
 
 /// Starts extraction over a settled run's messages in the background (PM-65..68).
-pub fn spawn_extract(server: &Arc<Server>, session: Arc<Session>, messages: Vec<Value>) {
+pub(super) fn spawn_extract(server: &Arc<Server>, session: Arc<Session>, messages: Vec<Value>) {
     let Some(model) = model_for(server, &session, Task::ExtractMemories) else {
         // Enabled without a usable model: report it like a failed extraction, once.
         let text = format!(
@@ -121,7 +121,7 @@ fn report_failure_once(server: &Server, session: &Session, text: &str) {
 }
 
 /// Runs a dream round (PM-69): `Ok(summary)` or `Err(Dream failed: …)`.
-pub fn dream(server: &Server, session: &Session) -> Result<String, String> {
+pub(super) fn dream(server: &Server, session: &Session) -> Result<String, String> {
     let project = session.project().map_err(|errors| errors.join("; "))?;
     let model = model_for(server, session, Task::Dream)
         .ok_or_else(|| format!("Dream failed: {}", session.model_problem(Task::Dream)))?;
@@ -144,7 +144,7 @@ pub fn dream(server: &Server, session: &Session) -> Result<String, String> {
 
 /// The dream nudge for a UI session (PM-70): the question to ask, if any. Decision: no nudge
 /// when the dream has no usable model, since confirming it could only fail.
-pub fn nudge(session: &Session) -> Option<ConfirmParams> {
+pub(super) fn nudge(session: &Session) -> Option<ConfirmParams> {
     if !session.info.has_ui || session.info.child {
         return None;
     }

@@ -33,7 +33,7 @@ const TOOL_SNIPPET: &str =
 const CONFIRM_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// The `memory` tool as registered with pi: name, label, description, JSON schema.
-pub fn tool_definition() -> ToolRegistration {
+pub(super) fn tool_definition() -> ToolRegistration {
     ToolRegistration {
         name: TOOL_NAME.to_owned(),
         label: TOOL_LABEL.to_owned(),
@@ -44,7 +44,7 @@ pub fn tool_definition() -> ToolRegistration {
 }
 
 /// `initialize`: the version handshake.
-pub fn initialize(p: InitializeParams) -> Result<InitializeResult, RpcError> {
+pub(super) fn initialize(p: InitializeParams) -> Result<InitializeResult, RpcError> {
     let version = env!("CARGO_PKG_VERSION");
     if p.protocol.as_u64() != Some(u64::from(PROTOCOL)) {
         let shown = p.protocol.to_string();
@@ -71,7 +71,7 @@ pub fn initialize(p: InitializeParams) -> Result<InitializeResult, RpcError> {
 }
 
 /// `session/start`.
-pub fn session_start(
+pub(super) fn session_start(
     server: &Server,
     p: SessionStartParams,
 ) -> Result<SessionStartResult, RpcError> {
@@ -107,7 +107,10 @@ pub fn session_start(
 }
 
 /// `agent/before_start`: remembers the project instructions, then surfaces memories.
-pub fn before_start(server: &Server, p: BeforeStartParams) -> Result<BeforeStartResult, RpcError> {
+pub(super) fn before_start(
+    server: &Server,
+    p: BeforeStartParams,
+) -> Result<BeforeStartResult, RpcError> {
     let nothing = BeforeStartResult {
         message: None,
         notify: None,
@@ -142,7 +145,7 @@ pub fn before_start(server: &Server, p: BeforeStartParams) -> Result<BeforeStart
 }
 
 /// `agent/settled`: answers at once; extraction runs in the background.
-pub fn settled(server: &Arc<Server>, p: SettledParams) -> Result<SettledResult, RpcError> {
+pub(super) fn settled(server: &Arc<Server>, p: SettledParams) -> Result<SettledResult, RpcError> {
     if let Some(session) = server.session()
         && session.cfg.extract_memories.enabled
         && !session.info.child
@@ -156,7 +159,7 @@ pub fn settled(server: &Arc<Server>, p: SettledParams) -> Result<SettledResult, 
 
 /// `session/compact`: the one in-session refresh of the section (PM-57), and the surfaced
 /// set starts over (PM-64).
-pub fn compact(server: &Server, _: CompactParams) -> Result<CompactResult, RpcError> {
+pub(super) fn compact(server: &Server, _: CompactParams) -> Result<CompactResult, RpcError> {
     let Some(session) = server.session() else {
         return Ok(CompactResult {
             section: String::new(),
@@ -193,7 +196,10 @@ pub fn compact(server: &Server, _: CompactParams) -> Result<CompactResult, RpcEr
 }
 
 /// `tool/execute`: one call of the `memory` tool.
-pub fn tool_execute(server: &Server, p: ToolExecuteParams) -> Result<ToolExecuteResult, RpcError> {
+pub(super) fn tool_execute(
+    server: &Server,
+    p: ToolExecuteParams,
+) -> Result<ToolExecuteResult, RpcError> {
     let args = &p.args;
     let Some(session) = server.session() else {
         return Ok(tool_error("Memory not initialized (no session_start yet)"));
@@ -236,6 +242,7 @@ pub fn tool_execute(server: &Server, p: ToolExecuteParams) -> Result<ToolExecute
             wrote: out.wrote,
             saved: out.saved,
             notices: out.notices.iter().map(ToString::to_string).collect(),
+            count: out.count,
         },
     })
 }
@@ -257,7 +264,7 @@ fn silent() -> CommandResult {
 }
 
 /// `command/run`: `/memory [status|unlock]` and `/dream`.
-pub fn command(server: &Server, p: CommandParams) -> Result<CommandResult, RpcError> {
+pub(super) fn command(server: &Server, p: CommandParams) -> Result<CommandResult, RpcError> {
     let args = p.args.trim();
     let confirmed = p.confirmed.unwrap_or(false);
     match p.name.as_str() {
@@ -352,7 +359,7 @@ fn dream(server: &Server, confirmed: bool) -> CommandResult {
 }
 
 /// `session/shutdown`: waits for in-flight background work, at most `lock.timeoutMs` (PM-51).
-pub fn shutdown(server: &Server, _: ShutdownParams) -> Result<ShutdownResult, RpcError> {
+pub(super) fn shutdown(server: &Server, _: ShutdownParams) -> Result<ShutdownResult, RpcError> {
     let timeout = server
         .session()
         .map(|s| Duration::from_millis(s.cfg.lock.timeout_ms))

@@ -21,7 +21,7 @@ const REPLY_GRACE: Duration = Duration::from_millis(500);
 
 /// A model reached through pi.
 #[derive(Clone)]
-pub struct PiModel {
+pub(super) struct PiModel {
     peer: Arc<Peer>,
     /// `provider/model-id`, resolved by pi's registry.
     model: String,
@@ -33,7 +33,7 @@ impl PiModel {
     /// The model `memory.json` configures for `task` (`<task>.model` ?? `defaults.model`,
     /// with the task's `thinkLevel`), forwarding to the pi on the other end of `peer`.
     /// `None` when no model is configured.
-    pub fn for_task(peer: Arc<Peer>, cfg: &Config, task: Task) -> Option<Self> {
+    pub(super) fn for_task(peer: Arc<Peer>, cfg: &Config, task: Task) -> Option<Self> {
         let think_level = match task {
             Task::Dream => &cfg.dream.think_level,
             Task::ExtractMemories => &cfg.extract_memories.think_level,

@@ -464,6 +464,11 @@ pub enum ToolDetails {
         saved: Option<String>,
         /// Notices for the user (reclaimed lock, repair).
         notices: Vec<String>,
+        /// How many memories a `search` found (pi-memory's `details.count`); absent for the
+        /// other actions.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(test, ts(optional))]
+        count: Option<usize>,
     },
     /// Memory is not initialised: `{}`.
     NotRun {},

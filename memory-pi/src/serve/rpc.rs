@@ -20,26 +20,26 @@ use serde_json::{Value, json};
 use super::protocol::{Notify, Request};
 
 /// Longest accepted line (16 MiB); longer lines are discarded and answered with -32600.
-pub const MAX_LINE_BYTES: usize = 16 << 20;
+pub(super) const MAX_LINE_BYTES: usize = 16 << 20;
 
 /// JSON-RPC error codes used on this connection.
-pub mod code {
+pub(super) mod code {
     /// Malformed JSON.
-    pub const PARSE_ERROR: i64 = -32700;
+    pub(crate) const PARSE_ERROR: i64 = -32700;
     /// Not a valid request (including lines over [`super::MAX_LINE_BYTES`]).
-    pub const INVALID_REQUEST: i64 = -32600;
+    pub(crate) const INVALID_REQUEST: i64 = -32600;
     /// Unknown method.
-    pub const METHOD_NOT_FOUND: i64 = -32601;
+    pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
     /// Missing or mistyped parameter.
-    pub const INVALID_PARAMS: i64 = -32602;
+    pub(crate) const INVALID_PARAMS: i64 = -32602;
     /// A handler failed unexpectedly.
-    pub const INTERNAL_ERROR: i64 = -32603;
+    pub(crate) const INTERNAL_ERROR: i64 = -32603;
     /// `initialize` with a protocol number this binary does not speak.
-    pub const PROTOCOL_MISMATCH: i64 = -32002;
+    pub(crate) const PROTOCOL_MISMATCH: i64 = -32002;
     /// `model/complete`: the model cannot be resolved (sent by pi).
-    pub const MODEL_UNRESOLVABLE: i64 = -32010;
+    pub(crate) const MODEL_UNRESOLVABLE: i64 = -32010;
     /// `model/complete`: the provider call failed (sent by pi).
-    pub const MODEL_FAILED: i64 = -32011;
+    pub(crate) const MODEL_FAILED: i64 = -32011;
 }
 
 /// An error response (ours or pi's).
@@ -91,7 +91,7 @@ impl RpcError {
 
 /// Why one of our requests to pi did not produce a result.
 #[derive(Debug, Clone, PartialEq)]
-pub enum CallError {
+pub(super) enum CallError {
     /// No reply before the timeout.
     Timeout,
     /// The caller cancelled while waiting.
@@ -119,7 +119,7 @@ impl std::fmt::Display for CallError {
 type Reply = Result<Value, RpcError>;
 
 /// The sending half of the connection plus the table of requests awaiting pi's reply.
-pub struct Peer {
+pub(super) struct Peer {
     out: Mutex<Box<dyn Write + Send>>,
     pending: Mutex<HashMap<u64, mpsc::Sender<Reply>>>,
     next_id: AtomicU64,
@@ -128,7 +128,7 @@ pub struct Peer {
 
 impl Peer {
     /// A peer writing to `out`.
-    pub fn new(out: Box<dyn Write + Send>) -> Self {
+    pub(super) fn new(out: Box<dyn Write + Send>) -> Self {
         Peer {
             out: Mutex::new(out),
             pending: Mutex::new(HashMap::new()),
@@ -147,14 +147,14 @@ impl Peer {
     }
 
     /// Sends a notification (no reply expected).
-    pub fn notify<N: Notify + Serialize>(&self, params: &N) {
+    pub(super) fn notify<N: Notify + Serialize>(&self, params: &N) {
         let params = serde_json::to_value(params).unwrap_or(Value::Null);
         self.send(&json!({ "jsonrpc": "2.0", "method": N::METHOD, "params": params }));
     }
 
     /// Sends a request to pi and blocks until its reply, `timeout`, or `cancel`; the reply is
     /// read as the method's result type.
-    pub fn call<R>(
+    pub(super) fn call<R>(
         &self,
         params: &R,
         timeout: Duration,
@@ -171,7 +171,7 @@ impl Peer {
     }
 
     /// Answers request `id`.
-    pub fn respond(&self, id: Value, reply: Reply) {
+    pub(super) fn respond(&self, id: Value, reply: Reply) {
         let msg = match reply {
             Ok(result) => json!({ "jsonrpc": "2.0", "id": id, "result": result }),
             Err(e) => json!({ "jsonrpc": "2.0", "id": id, "error": e.to_json() }),
@@ -225,7 +225,7 @@ impl Peer {
 
     /// Routes a response read from pi to the request waiting for it. Responses to unknown
     /// ids (late replies after a timeout) are dropped.
-    pub fn deliver(&self, msg: &Value) {
+    pub(super) fn deliver(&self, msg: &Value) {
         let Some(id) = msg.get("id").and_then(Value::as_u64) else {
             return;
         };
@@ -240,7 +240,7 @@ impl Peer {
 
     /// Marks the connection closed: every waiting and future request fails with
     /// [`CallError::Closed`].
-    pub fn close(&self) {
+    pub(super) fn close(&self) {
         let mut pending = self.pending.lock();
         self.closed.store(true, Ordering::SeqCst);
         pending.clear(); // dropping the senders wakes the waiters
@@ -249,7 +249,7 @@ impl Peer {
 
 /// One framed line from the reader.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Framed {
+pub(super) enum Framed {
     /// A complete line (without its `\n` or `\r\n`) is in the buffer.
     Complete,
     /// The line exceeded the cap; its bytes were discarded up to and including the newline.
@@ -260,7 +260,11 @@ pub enum Framed {
 
 /// Reads one `\n`-terminated line into `buf` (cleared first), refusing lines over `cap`
 /// bytes without ever holding more than `cap` bytes.
-pub fn read_line_capped(r: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Result<Framed> {
+pub(super) fn read_line_capped(
+    r: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    cap: usize,
+) -> io::Result<Framed> {
     buf.clear();
     let mut too_long = false;
     loop {

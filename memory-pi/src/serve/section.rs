@@ -8,14 +8,14 @@ use serde_json::Value;
 use super::protocol::SectionRecord;
 
 /// The section name in `systemPromptOptions.sections`.
-pub const SECTION_NAME: &str = "memory_index";
+pub(super) const SECTION_NAME: &str = "memory_index";
 
 /// The `customType` of the extension's `pi.appendEntry` record.
-pub const RECORD_TYPE: &str = "pimem-memory-index";
+pub(super) const RECORD_TYPE: &str = "pimem-memory-index";
 
 /// The record the extension appends (`data` of the custom entry): the value plus the window
 /// numbers, so `/memory`'s `Inject:` line is exact after a replay too.
-pub fn record(s: &IndexSection) -> SectionRecord {
+pub(super) fn record(s: &IndexSection) -> SectionRecord {
     SectionRecord {
         value: s.value.clone(),
         lines: s.lines,
@@ -25,7 +25,7 @@ pub fn record(s: &IndexSection) -> SectionRecord {
 }
 
 /// The empty section (no index, or no store).
-pub fn empty() -> IndexSection {
+pub(super) fn empty() -> IndexSection {
     IndexSection {
         value: String::new(),
         lines: 0,
@@ -36,7 +36,7 @@ pub fn empty() -> IndexSection {
 
 /// Recovers a section from a recorded entry's `data` (ours: an object with `value`; a bare
 /// string is accepted too). `None` when it holds no string value.
-pub fn from_record(data: &Value) -> Option<IndexSection> {
+pub(super) fn from_record(data: &Value) -> Option<IndexSection> {
     let value = match data {
         Value::String(s) => s.clone(),
         Value::Object(o) => o.get("value")?.as_str()?.to_owned(),
@@ -59,7 +59,7 @@ pub fn from_record(data: &Value) -> Option<IndexSection> {
 /// Replays pi's recorded system-prompt patches in branch order (PM-57): a `null` deletes the
 /// section, a string sets it (one `<memory_index>\n…\n</memory_index>` wrapper stripped).
 /// `None` when no patch ever touched the section or the last one deleted it.
-pub fn from_patches(patches: &[Value]) -> Option<IndexSection> {
+pub(super) fn from_patches(patches: &[Value]) -> Option<IndexSection> {
     let mut current: Option<String> = None;
     let mut touched = false;
     for p in patches {
@@ -83,7 +83,7 @@ pub fn from_patches(patches: &[Value]) -> Option<IndexSection> {
 }
 
 /// Strips exactly one `<memory_index>\n…\n</memory_index>` wrapper, if present.
-pub fn unwrap_tags(s: &str) -> &str {
+pub(super) fn unwrap_tags(s: &str) -> &str {
     let open = "<memory_index>\n";
     let close = "\n</memory_index>";
     match s.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {

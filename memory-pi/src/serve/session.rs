@@ -90,7 +90,7 @@ pub struct Session {
 }
 
 /// What `session/start` answers, besides the session itself.
-pub struct Started {
+pub(super) struct Started {
     /// The session.
     pub session: Session,
     /// Whether the section was computed fresh (the extension records it).
@@ -100,7 +100,7 @@ pub struct Started {
 }
 
 /// The PM-73 problem texts for the tasks that need a model.
-pub fn model_errors(cfg: &Config, resolvable: &dyn Fn(&str) -> bool) -> Vec<(Task, String)> {
+pub(super) fn model_errors(cfg: &Config, resolvable: &dyn Fn(&str) -> bool) -> Vec<(Task, String)> {
     cfg.tasks_needing_models()
         .into_iter()
         .filter_map(|task| {
@@ -176,7 +176,7 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 /// `session/start`: loads configuration, validates models, opens the store and decides the
 /// frozen section: the last record on the branch, else pi's replayed section patches (a
 /// session begun under pi-memory), else a fresh read of `MEMORY.md`.
-pub fn start(peer: &Peer, p: SessionStartParams) -> Started {
+pub(super) fn start(peer: &Peer, p: SessionStartParams) -> Started {
     let info = StartInfo::from(&p);
 
     let loaded = load_config(&info.agent_dir, &info.cwd, info.trusted);

@@ -10,14 +10,14 @@ use parking_lot::{Condvar, Mutex};
 
 /// A counter of running tasks with a condition variable and a shared cancellation flag.
 #[derive(Default)]
-pub struct Tasks {
+pub(super) struct Tasks {
     running: Mutex<usize>,
     idle: Condvar,
     cancel: CancelToken,
 }
 
 /// Decrements the counter when dropped (also on panic).
-pub struct TaskGuard(Arc<Tasks>);
+pub(super) struct TaskGuard(Arc<Tasks>);
 
 impl Drop for TaskGuard {
     fn drop(&mut self) {
@@ -31,13 +31,13 @@ impl Drop for TaskGuard {
 
 impl Tasks {
     /// Registers a task; it counts until the guard is dropped.
-    pub fn enter(self: &Arc<Self>) -> TaskGuard {
+    pub(super) fn enter(self: &Arc<Self>) -> TaskGuard {
         *self.running.lock() += 1;
         TaskGuard(self.clone())
     }
 
     /// Runs `f` on its own thread as a counted task.
-    pub fn spawn(self: &Arc<Self>, name: &str, f: impl FnOnce() + Send + 'static) {
+    pub(super) fn spawn(self: &Arc<Self>, name: &str, f: impl FnOnce() + Send + 'static) {
         let guard = self.enter();
         let spawned = std::thread::Builder::new()
             .name(name.to_owned())
@@ -52,24 +52,24 @@ impl Tasks {
     }
 
     /// The cancellation flag handed to background work (set by [`Tasks::cancel_all`]).
-    pub fn token(&self) -> CancelToken {
+    pub(super) fn token(&self) -> CancelToken {
         self.cancel.clone()
     }
 
     /// Asks every task to stop at its next check.
-    pub fn cancel_all(&self) {
+    pub(super) fn cancel_all(&self) {
         self.cancel.cancel();
     }
 
     /// Number of tasks running now.
     #[cfg(test)]
-    pub fn running(&self) -> usize {
+    pub(super) fn running(&self) -> usize {
         *self.running.lock()
     }
 
     /// Waits until at most `keep` tasks run (the caller's own task counts), or `timeout`.
     /// Returns whether that point was reached.
-    pub fn wait_until_at_most(&self, keep: usize, timeout: Duration) -> bool {
+    pub(super) fn wait_until_at_most(&self, keep: usize, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
         let mut n = self.running.lock();
         while *n > keep {

@@ -86,6 +86,8 @@ struct Script {
     confirm: bool,
     /// Answer to `models/resolve` for every spec.
     resolvable: bool,
+    /// Never answer `model/complete` (a model call that hangs).
+    hold_model: bool,
 }
 
 /// The pi side of one `pimem serve` process.
@@ -105,10 +107,18 @@ struct Pi {
 
 impl Pi {
     fn spawn(home: &Path, cwd: &Path) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_pimem"))
+        Pi::spawn_with(cwd, |c| {
+            c.env("HOME", home);
+        })
+    }
+
+    /// `pimem serve` in `cwd`, its command adjusted by `env` first.
+    fn spawn_with(cwd: &Path, env: impl FnOnce(&mut Command)) -> Self {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pimem"));
+        env(&mut command);
+        let mut child = command
             .arg("serve")
             .current_dir(cwd)
-            .env("HOME", home)
             .env_remove("PI_CODING_AGENT_DIR")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -186,6 +196,9 @@ impl Pi {
             return;
         };
         self.asked.push(msg.clone());
+        if method == "model/complete" && self.script.hold_model {
+            return;
+        }
         let reply = match method.as_str() {
             "models/resolve" => {
                 let n = msg["params"]["specs"].as_array().unwrap().len();
@@ -203,6 +216,22 @@ impl Pi {
         reply["jsonrpc"] = json!("2.0");
         reply["id"] = id;
         self.send(&reply);
+    }
+
+    /// Waits until the sidecar has asked `method` (answering its requests meanwhile).
+    fn wait_asked(&mut self, method: &str) -> Value {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Some(m) = self.asked.iter().find(|m| m["method"] == method) {
+                return m.clone();
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok(m) if m.get("method").is_some() => self.on_request(m),
+                Ok(m) => self.stash.push(m),
+                Err(_) => panic!("the sidecar never asked {method}; asked {:?}", self.asked),
+            }
+        }
     }
 
     /// Sends a request and returns the whole response message.
@@ -296,6 +325,24 @@ fn handshake_reports_version_and_the_tool_schema_of_tool_schema() {
         "extension/tool.json is stale: run `pimem tool-schema > memory-pi/extension/tool.json`"
     );
     assert!(pi.finish().success());
+}
+
+/// The extension needs pi's system-prompt sections (`systemPromptOptions.sections`, the frozen
+/// `memory_index`), verified with pi 1.6.0, and pi needs Node >= 22.19: the package says so
+/// instead of accepting any pi (`*`) and breaking on an older one.
+#[test]
+fn the_package_declares_the_pi_and_node_it_needs() {
+    let text = fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/extension/package.json"
+    ))
+    .unwrap();
+    let pkg: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        pkg["peerDependencies"]["@earendil-works/pi-coding-agent"],
+        ">=1.6.0 <2"
+    );
+    assert_eq!(pkg["engines"]["node"], ">=22.19");
 }
 
 #[test]
@@ -393,7 +440,18 @@ fn fresh_sections_are_recorded_and_recorded_or_replayed_ones_are_reused() {
     pi.finish();
 
     // The index changed on disk; a continued session keeps its recorded value.
+    // Decision (docs/compat/features.md PM-57): also for reason `startup`, which is what pi
+    // 1.6.0 reports for `pi -c` and `pi --session <file>`; pi-memory 2.5 re-reads MEMORY.md
+    // there. Replaying keeps the provider's prompt cache warm and the conversation's system
+    // prompt identical to what the model already answered under.
     fs::write(dir.join("MEMORY.md"), "- [B](b.md) — beta\n").unwrap();
+    for reason in ["resume", "fork", "reload"] {
+        let mut pi = sb.spawn();
+        let r = pi.start(sb.start_params(json!({ "reason": reason, "recorded": recorded })));
+        assert_eq!(r["section"], "- [A](a.md) — alpha &lt;b&gt;\n", "{reason}");
+        assert_eq!(r["record"], Value::Null, "{reason}");
+        pi.finish();
+    }
     let mut pi = sb.spawn();
     let r = pi.start(sb.start_params(json!({ "recorded": recorded })));
     assert_eq!(r["section"], "- [A](a.md) — alpha &lt;b&gt;\n");
@@ -424,11 +482,102 @@ fn fresh_sections_are_recorded_and_recorded_or_replayed_ones_are_reused() {
     assert_eq!(r["record"], Value::Null);
     pi.finish();
 
-    // reason "new" is always fresh
+    // reason "new" is always fresh, and so is a `startup` whose branch records nothing
+    // (a plain `pi`): the only case where pimem and pi-memory differ is `startup` with a
+    // record on the branch.
+    for extra in [
+        json!({ "reason": "new", "recorded": recorded }),
+        json!({ "reason": "startup", "recorded": null }),
+    ] {
+        let mut pi = sb.spawn();
+        let r = pi.start(sb.start_params(extra));
+        assert_eq!(r["section"], "- [B](b.md) — beta\n");
+        assert!(r["record"].is_object());
+        pi.finish();
+    }
+}
+
+#[test]
+fn search_results_carry_their_count_like_pi_memory() {
+    let sb = Sandbox::new();
     let mut pi = sb.spawn();
-    let r = pi.start(sb.start_params(json!({ "reason": "new", "recorded": recorded })));
-    assert_eq!(r["section"], "- [B](b.md) — beta\n");
-    assert!(r["record"].is_object());
+    pi.start(sb.start_params(json!({ "hasUI": false })));
+    pi.tool(json!({ "action": "add", "name": "Alpha", "content": "alpha body" }));
+    pi.tool(json!({ "action": "add", "name": "Beta", "content": "beta body" }));
+    let r = pi.tool(json!({ "action": "search", "query": "BODY" }));
+    assert_eq!(r["details"]["count"], 2);
+    let r = pi.tool(json!({ "action": "search", "query": "gamma" }));
+    assert_eq!(r["text"], "No matches in memory.");
+    assert_eq!(r["details"]["count"], 0);
+    // other actions carry no count
+    let r = pi.tool(json!({ "action": "list" }));
+    assert!(r["details"].get("count").is_none(), "{r}");
+}
+
+#[test]
+fn an_initialisation_failure_lasts_only_until_its_cause_is_fixed() {
+    let sb = Sandbox::new();
+    // memoryDir under `~` with no HOME: the project cannot be opened (PM-74).
+    sb.config(json!({ "memoryDir": "~/mem" }));
+    let mut pi = Pi::spawn_with(&sb.project, |c| {
+        c.env_remove("HOME");
+    });
+    let r = pi.start(sb.start_params(json!({ "hasUI": false })));
+    assert_eq!(r["section"], "");
+    let r = pi.tool(json!({ "action": "list" }));
+    assert_eq!(r["isError"], true);
+    assert_eq!(
+        r["text"],
+        "Memory not initialized — Failed to initialize memory: cannot expand \"~\": the HOME environment variable is not set; run /memory for details"
+    );
+    let status = pi.call("command/run", json!({ "name": "memory", "args": "" }));
+    assert_eq!(
+        status["text"],
+        "Memory: misconfigured\nDir: not initialized\n- Failed to initialize memory: cannot expand \"~\": the HOME environment variable is not set"
+    );
+    // The user fixes memory.json: the next call works, no restart needed.
+    let mem = sb.project.parent().unwrap().join("fixed-mem");
+    sb.config(json!({ "memoryDir": mem }));
+    let r = pi.tool(json!({ "action": "add", "name": "A", "content": "a" }));
+    assert_eq!(r["text"], "Saved \"A\" (A.md).", "{r}");
+    assert!(fs::read_dir(&mem).unwrap().next().is_some());
+    assert!(pi.finish().success());
+}
+
+#[test]
+fn an_unreadable_memory_json_is_failed_to_load_memory_config() {
+    let sb = Sandbox::new();
+    // A memory.json that exists but cannot be read: nobody knows where the memories live.
+    fs::create_dir_all(sb.agent.join("memory.json")).unwrap();
+    let mut pi = sb.spawn();
+    let r = pi.start(sb.start_params(json!({})));
+    let notes: Vec<&str> = r["notifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n["message"].as_str())
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("Failed to load memory config: ")
+                && n.contains("memory.json: cannot read")),
+        "{notes:?}"
+    );
+    let r = pi.tool(json!({ "action": "list" }));
+    assert!(
+        r["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Memory not initialized — Failed to load memory config: "),
+        "{r}"
+    );
+    // Nothing was created under the default memory root either.
+    assert!(!sb.home.join(".pi/memory").exists());
+    // Fixed: the directory goes, the defaults apply at the next call.
+    fs::remove_dir(sb.agent.join("memory.json")).unwrap();
+    let r = pi.tool(json!({ "action": "list" }));
+    assert_eq!(r["text"], "No memories yet.");
 }
 
 #[test]
@@ -951,14 +1100,15 @@ fn end_of_input_waits_for_background_work_and_exits_zero() {
         json!({ "defaults": { "model": "fake/model" }, "extractMemories": { "enabled": true } }),
     );
     let mut pi = sb.spawn();
+    pi.script.hold_model = true;
     pi.start(sb.start_params(json!({ "hasUI": false })));
     // the model call is in flight and never answered: closing stdin fails it, the
-    // extraction ends, and the sidecar exits 0
+    // extraction ends, and the sidecar exits 0. (The call may reach us before or after the
+    // `agent/settled` response: the extraction runs on its own thread.)
     pi.call(
         "agent/settled",
         json!({ "messages": turn("REMEMBER: nothing"), "aborted": false }),
     );
-    let asked = pi.rx.recv_timeout(WAIT).unwrap();
-    assert_eq!(asked["method"], "model/complete");
+    pi.wait_asked("model/complete");
     assert!(pi.finish().success());
 }
