@@ -23,7 +23,9 @@ use std::time::{Duration, Instant};
 use memory_core::tool::{TOOL_NAME, ToolOutput};
 use memory_core::{Notice, StoreError, Task};
 
-use crate::model::{CancelToken, CompletionRequest, Message, Model, ModelError, StopReason, ToolCall};
+use crate::model::{
+    CancelToken, CompletionRequest, Message, Model, ModelError, StopReason, ToolCall,
+};
 use crate::options::{FinishedRun, RunObserver, notify_finished};
 use crate::tool::MemoryTool;
 
@@ -145,7 +147,15 @@ pub fn run_agent(
     let mut messages = vec![Message::User {
         content: spec.prompt.clone(),
     }];
-    let result = drive(model, tool, spec, observers, cancel, &mut run, &mut messages);
+    let result = drive(
+        model,
+        tool,
+        spec,
+        observers,
+        cancel,
+        &mut run,
+        &mut messages,
+    );
     let error = result.as_ref().err().map(ToString::to_string);
     let finished = FinishedRun {
         task: spec.task,
@@ -292,4 +302,3 @@ fn drive(
         }
     }
 }
-

@@ -95,8 +95,8 @@ pub use model::{
 };
 pub use nudge::{Nudge, should_nudge};
 pub use options::{
-    ConversationLimits, DreamOptions, ExtractOptions, FinishedRun, NudgeThresholds,
-    RunObserver, SurfacingOptions,
+    ConversationLimits, DreamOptions, ExtractOptions, FinishedRun, NudgeThresholds, RunObserver,
+    SurfacingOptions,
 };
 pub use surfacing::{Fallback, Surfaced, Surfacer, SurfacingRequest};
 pub use tool::MemoryTool;

@@ -848,7 +848,11 @@ mod tests {
         std::fs::create_dir_all(tmp.path().join(CONFIG_FILE)).unwrap();
         let loaded = load_config(tmp.path(), tmp.path(), false);
         let fatal = loaded.fatal().expect("an unreadable memory.json is fatal");
-        assert!(fatal.message.starts_with("cannot read: "), "{}", fatal.message);
+        assert!(
+            fatal.message.starts_with("cannot read: "),
+            "{}",
+            fatal.message
+        );
         assert!(fatal.to_string().contains("memory.json"));
     }
 

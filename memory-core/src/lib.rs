@@ -74,8 +74,8 @@ pub use error::StoreError;
 pub use open::{OpenError, Project, default_agent_dir, expand_dir, home_dir, open_project};
 pub use status::{ModuleState, Modules, misconfigured_block, status_block};
 pub use store::types::{
-    AddRequest, DreamMeta, IndexSection, Notice, ParseVersionError, RebuildOutcome,
-    RemoveOutcome, ReplaceRequest, StoredEntry, Version, WriteOutcome,
+    AddRequest, DreamMeta, IndexSection, Notice, ParseVersionError, RebuildOutcome, RemoveOutcome,
+    ReplaceRequest, StoredEntry, Version, WriteOutcome,
 };
 pub use store::{
     CacheStats, DREAM_META_FILE, INDEX_FILE, MAX_BODY_BYTES, Round, Store, StoreOptions, Target,

@@ -94,8 +94,8 @@ pub fn open_project(
     };
     let memory_root = expand_with(raw, cwd, home.as_deref())?;
     let dir = resolve(cwd, &memory_root)?;
-    let store_dir = Utf8PathBuf::from_path_buf(dir.path.clone())
-        .map_err(|path| OpenError::NotUtf8 { path })?;
+    let store_dir =
+        Utf8PathBuf::from_path_buf(dir.path.clone()).map_err(|path| OpenError::NotUtf8 { path })?;
     let store = Store::new(store_dir, StoreOptions::from(config));
     Ok(Project {
         memory_root,

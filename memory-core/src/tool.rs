@@ -290,9 +290,7 @@ fn run(
         Action::Remove => {
             let name = present(string_arg(args, "name")?, "name is required for remove")?;
             let expected = versions.expected(&name);
-            let out = target
-                .remove(&name, expected.as_ref())
-                .map_err(text_of)?;
+            let out = target.remove(&name, expected.as_ref()).map_err(text_of)?;
             Ok(ToolOutput {
                 text: out.text(),
                 wrote: true,

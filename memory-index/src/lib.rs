@@ -112,15 +112,14 @@ pub use surfacing::{
     DEFAULT_MAX_ENTRY_BYTES, DEFAULT_MAX_FILES, DEFAULT_MAX_INJECTION_BYTES, ENTRY_MAX_LINES,
     ENTRY_TRUNCATION_MARKER, MANIFEST_DESCRIPTION_CHARS, MANIFEST_MAX_ENTRIES,
     MIN_DESCRIPTION_CHARS, ManifestEntry, QUERY_MAX_CHARS, SurfacedBlock, description_budget,
-    order_manifest, parse_selected_files, recalled_count, render_manifest,
-    relevant_memories, render_relevant_memories, side_query_prompt, truncate_entry_body,
+    order_manifest, parse_selected_files, recalled_count, relevant_memories, render_manifest,
+    render_relevant_memories, side_query_prompt, truncate_entry_body,
 };
 pub use texts::{
     CONTENT_REQUIRED_FOR_ADD, NO_MATCHES_IN_MEMORY, NO_MEMORIES, QUERY_REQUIRED_FOR_SEARCH,
-    STALE_VERSION,
-    entry_already_exists, entry_not_found, list_line, matches_query, rebuilt_text, removed_text,
-    renamed_text, render_list, render_search, replaced_text, saved_text, search_block,
-    unknown_action, with_capacity_warning,
+    STALE_VERSION, entry_already_exists, entry_not_found, list_line, matches_query, rebuilt_text,
+    removed_text, renamed_text, render_list, render_search, replaced_text, saved_text,
+    search_block, unknown_action, with_capacity_warning,
 };
 pub use validate::{
     DESCRIPTION_MAX_UNITS, ValidationError, derive_description, validate_body, validate_created,

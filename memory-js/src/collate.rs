@@ -55,8 +55,12 @@ mod tests {
             ["_x.md", "a.md", "B.md", "c.md", "Z.md"]
         );
         assert_eq!(
-            sorted(&["Z.md", "a.md.md", "c.md", "A.md", "a.md", "B.md", "a-2.md", "_x.md"]),
-            ["_x.md", "a-2.md", "a.md", "A.md", "a.md.md", "B.md", "c.md", "Z.md"]
+            sorted(&[
+                "Z.md", "a.md.md", "c.md", "A.md", "a.md", "B.md", "a-2.md", "_x.md"
+            ]),
+            [
+                "_x.md", "a-2.md", "a.md", "A.md", "a.md.md", "B.md", "c.md", "Z.md"
+            ]
         );
     }
 }

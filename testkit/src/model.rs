@@ -23,8 +23,8 @@
 //! assert_eq!(model.requests().len(), 3);
 //! ```
 
-use std::collections::VecDeque;
 use parking_lot::Mutex;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;

@@ -72,7 +72,9 @@ impl Model for Scripted {
                     .lines()
                     .find_map(|l| l.strip_prefix('[')?.split_once("] ")?.1.split_once(" — "))
                     .map(|(file, _)| file);
-                text(&json!({ "selected_files": first.into_iter().collect::<Vec<_>>() }).to_string())
+                text(
+                    &json!({ "selected_files": first.into_iter().collect::<Vec<_>>() }).to_string(),
+                )
             }
             // Remember what the user said in the turn, once.
             Task::ExtractMemories if tool_results == 0 => {
@@ -175,9 +177,16 @@ fn main() -> Result<()> {
         &store,
         SurfacingRequest::new(prompt).with_model(Some(&model as &dyn Model)),
     )?;
-    println!("\n2. surfaced for {prompt:?} ({:?}):\n{}", hit.selector, hit.message);
+    println!(
+        "\n2. surfaced for {prompt:?} ({:?}):\n{}",
+        hit.selector, hit.message
+    );
     if scripted {
-        ensure!(hit.files == ["Staging-SSH-port.md"], "surfaced {:?}", hit.files);
+        ensure!(
+            hit.files == ["Staging-SSH-port.md"],
+            "surfaced {:?}",
+            hit.files
+        );
     }
 
     // 3. After a turn: extract what is worth remembering.
@@ -204,13 +213,17 @@ fn main() -> Result<()> {
             .unwrap_or_else(|| "nothing extracted".into())
     );
     if scripted {
-        ensure!(extracted.writes() == 1, "extraction wrote {}", extracted.writes());
+        ensure!(
+            extracted.writes() == 1,
+            "extraction wrote {}",
+            extracted.writes()
+        );
         ensure!(store.read("Deploys need the VPN")?.is_some());
     }
 
     // 4. Now and then: consolidate.
-    let dream = run_dream(&store, &model, &DreamOptions::default(), &cancel)
-        .context("dream failed")?;
+    let dream =
+        run_dream(&store, &model, &DreamOptions::default(), &cancel).context("dream failed")?;
     println!(
         "\n4. dream: {} ({} writes, snapshot {})",
         dream.summary, dream.writes, dream.snapshot
@@ -219,7 +232,10 @@ fn main() -> Result<()> {
     println!("\nMEMORY.md:\n{index}");
     if scripted {
         ensure!(store.list()?.len() == 3, "three memories expected");
-        ensure!(index.starts_with("# Memory Index\n"), "rebuilt index: {index}");
+        ensure!(
+            index.starts_with("# Memory Index\n"),
+            "rebuilt index: {index}"
+        );
         ensure!(store.dream_meta().is_some(), ".dream-meta.json written");
     }
     Ok(())

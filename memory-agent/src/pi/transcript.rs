@@ -96,4 +96,3 @@ pub fn from_agent_messages(messages: &[Value]) -> Vec<TranscriptMessage> {
     }
     out
 }
-

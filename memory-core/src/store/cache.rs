@@ -165,7 +165,8 @@ impl Store {
             match cache.rows.get_mut(&name) {
                 Some(row) if row.stamp == stamp => row.generation = generation,
                 _ => {
-                    let entry = read_entry_file(self.dir.join(&name).as_std_path(), &name).map(Arc::new);
+                    let entry =
+                        read_entry_file(self.dir.join(&name).as_std_path(), &name).map(Arc::new);
                     cache.parsed += 1;
                     cache.rows.insert(
                         name,

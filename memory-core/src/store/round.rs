@@ -8,8 +8,7 @@ use memory_lock::{LogicalGuard, acquire, ensure_private_dir, snapshot_all};
 
 use super::Store;
 use super::types::{
-    AddRequest, RebuildOutcome, RemoveOutcome, ReplaceRequest, StoredEntry, Version,
-    WriteOutcome,
+    AddRequest, RebuildOutcome, RemoveOutcome, ReplaceRequest, StoredEntry, Version, WriteOutcome,
 };
 use super::write::{Mode, STANDALONE};
 use crate::error::StoreError;

@@ -277,7 +277,13 @@ mod tests {
         assert_eq!(text, "2cf24dba5fb0a30e");
         assert_eq!(text.parse::<Version>(), Ok(v));
         assert_eq!(text.to_uppercase().parse::<Version>(), Ok(v));
-        for bad in ["", "../../", "2cf24dba5fb0a30", "2cf24dba5fb0a30e0", "zzf24dba5fb0a30e"] {
+        for bad in [
+            "",
+            "../../",
+            "2cf24dba5fb0a30",
+            "2cf24dba5fb0a30e0",
+            "zzf24dba5fb0a30e",
+        ] {
             let err = bad.parse::<Version>().unwrap_err();
             assert!(err.to_string().contains("16 hexadecimal digits"), "{err}");
         }

@@ -94,7 +94,11 @@ impl Store {
         Ok(out)
     }
 
-    pub(crate) fn replace_in(&self, req: ReplaceRequest, mode: Mode) -> Result<WriteOutcome, StoreError> {
+    pub(crate) fn replace_in(
+        &self,
+        req: ReplaceRequest,
+        mode: Mode,
+    ) -> Result<WriteOutcome, StoreError> {
         let new_name = req.name.as_deref().map(validate_name).transpose()?;
         let description = validate_description(req.description.as_deref())?;
         let body = req.body.as_deref().map(validate_body).transpose()?;
@@ -307,7 +311,10 @@ impl Store {
         let _logical: Option<LogicalGuard> = if mode.logical_held {
             None
         } else {
-            Some(lock_logical(self.dir.as_std_path(), self.opts.lock_timeout)?)
+            Some(lock_logical(
+                self.dir.as_std_path(),
+                self.opts.lock_timeout,
+            )?)
         };
         ensure_private_dir(self.dir.as_std_path())
             .map_err(|e| StoreError::io("creating", &self.dir, e))?;
@@ -378,14 +385,16 @@ impl Tx<'_> {
     fn write_entry(&self, file: &str, meta: &EntryMeta, body: &str) -> Result<Version, StoreError> {
         let text = render_entry(meta, body);
         let path = self.store.dir.join(file);
-        atomic_write(path.as_std_path(), text.as_bytes()).map_err(|e| StoreError::io("writing", &path, e))?;
+        atomic_write(path.as_std_path(), text.as_bytes())
+            .map_err(|e| StoreError::io("writing", &path, e))?;
         self.store.cache.lock().invalidate(file);
         Ok(Version::of(text.as_bytes()))
     }
 
     fn move_entry_file(&self, from: &str, to: &str) -> Result<(), StoreError> {
         let (src, dst) = (self.store.dir.join(from), self.store.dir.join(to));
-        move_file(src.as_std_path(), dst.as_std_path()).map_err(|e| StoreError::io("renaming", &src, e))?;
+        move_file(src.as_std_path(), dst.as_std_path())
+            .map_err(|e| StoreError::io("renaming", &src, e))?;
         let mut cache = self.store.cache.lock();
         cache.invalidate(from);
         cache.invalidate(to);
@@ -405,7 +414,8 @@ impl Tx<'_> {
         if old == new && path.exists() {
             return Ok(());
         }
-        atomic_write(path.as_std_path(), new.as_bytes()).map_err(|e| StoreError::io("writing", &path, e))
+        atomic_write(path.as_std_path(), new.as_bytes())
+            .map_err(|e| StoreError::io("writing", &path, e))
     }
 
     /// After reclaiming a dead writer's lock: make `MEMORY.md` agree with the entry files
@@ -465,7 +475,10 @@ fn index_line(meta: &EntryMeta, file: &str) -> IndexLine {
 }
 
 /// PM-36: a file name first, then an exact name (then the trimmed reference as a courtesy).
-pub(super) fn lookup<'a>(entries: &'a [Arc<StoredEntry>], reference: &str) -> Option<&'a Arc<StoredEntry>> {
+pub(super) fn lookup<'a>(
+    entries: &'a [Arc<StoredEntry>],
+    reference: &str,
+) -> Option<&'a Arc<StoredEntry>> {
     let find = |r: &str| {
         entries
             .iter()
@@ -518,4 +531,3 @@ fn check_content(
     }
     Ok(())
 }
-

@@ -27,7 +27,10 @@ fn conc_child() {
         return;
     };
     let id: usize = std::env::var(ID_ENV).unwrap().parse().unwrap();
-    let store = Store::new(Utf8PathBuf::from(dir.into_string().unwrap()).join("mem"), opts());
+    let store = Store::new(
+        Utf8PathBuf::from(dir.into_string().unwrap()).join("mem"),
+        opts(),
+    );
     std::thread::scope(|s| {
         for t in 0..THREADS {
             let store = &store;
@@ -57,7 +60,12 @@ fn processes_adding_at_once_lose_nothing() {
     let children: Vec<_> = (0..PROCS)
         .map(|id| {
             Command::new(&exe)
-                .args(["concurrency::conc_child", "--exact", "--nocapture", "--test-threads=1"])
+                .args([
+                    "concurrency::conc_child",
+                    "--exact",
+                    "--nocapture",
+                    "--test-threads=1",
+                ])
                 .env(DIR_ENV, sb.root())
                 .env(ID_ENV, id.to_string())
                 .spawn()

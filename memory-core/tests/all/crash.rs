@@ -18,7 +18,6 @@ use std::time::Duration;
 use memory_core::{AddRequest, Notice, ReplaceRequest, Store, StoreOptions};
 use testkit::Rng;
 
-
 fn opts() -> StoreOptions {
     StoreOptions {
         lock_timeout: Duration::from_secs(5),

@@ -9,8 +9,8 @@
 //! (default 40).
 #![allow(clippy::unwrap_used)]
 
-use std::collections::BTreeMap;
 use camino::Utf8PathBuf;
+use std::collections::BTreeMap;
 use std::process::Command;
 use std::time::Duration;
 
@@ -122,7 +122,12 @@ fn mixed_actions_from_many_processes_equal_the_serial_replay() {
     let children: Vec<_> = (0..PROCS)
         .map(|id| {
             Command::new(&exe)
-                .args(["mixed_concurrency::mix_child", "--exact", "--nocapture", "--test-threads=1"])
+                .args([
+                    "mixed_concurrency::mix_child",
+                    "--exact",
+                    "--nocapture",
+                    "--test-threads=1",
+                ])
                 .env(DIR_ENV, sb.root())
                 .env(ID_ENV, id.to_string())
                 .spawn()

@@ -201,7 +201,11 @@ fn pm35_replace_with_an_empty_derived_description_keeps_the_current_one() {
             ..ReplaceRequest::default()
         })
         .unwrap();
-    assert!(f.read("B.md").contains("\ndescription: B\n"), "{}", f.read("B.md"));
+    assert!(
+        f.read("B.md").contains("\ndescription: B\n"),
+        "{}",
+        f.read("B.md")
+    );
     // add, by contrast, uses the name at once.
     add(&f, "C", "- \nnext line");
     assert!(f.read("C.md").contains("\ndescription: C\n"));
@@ -703,7 +707,12 @@ fn pm43_unchanged_files_are_not_read_again() {
     // and the very same entries come back.
     let again = f.store.list().unwrap();
     assert_eq!(f.store.cache_stats().parsed, parsed);
-    assert!(first.iter().zip(&again).all(|(a, b)| std::sync::Arc::ptr_eq(a, b)));
+    assert!(
+        first
+            .iter()
+            .zip(&again)
+            .all(|(a, b)| std::sync::Arc::ptr_eq(a, b))
+    );
     // One file changed on disk: exactly that file is parsed again.
     f.write(
         "B.md",

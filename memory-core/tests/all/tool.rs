@@ -6,8 +6,7 @@ use crate::common;
 
 use common::Fixture;
 use memory_core::tool::{
-    DREAM_ACTIONS, MAIN_ACTIONS, SessionSearch, ToolOutput, VersionBook, execute,
-    parameters_schema,
+    DREAM_ACTIONS, MAIN_ACTIONS, SessionSearch, ToolOutput, VersionBook, execute, parameters_schema,
 };
 use memory_core::{AddRequest, Store, Target};
 use serde_json::{Value, json};

@@ -1195,7 +1195,11 @@ fn k_reply_parsing() {
     );
     // The first brace-free object without the key is skipped, like the original regex.
     assert_eq!(
-        parse_selected_files(r#"{"note": 1} then {"selected_files": ["a.md"]}"#, &manifest, 3),
+        parse_selected_files(
+            r#"{"note": 1} then {"selected_files": ["a.md"]}"#,
+            &manifest,
+            3
+        ),
         some(&["a.md"])
     );
 }

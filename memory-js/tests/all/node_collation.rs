@@ -67,15 +67,18 @@ fn sorts_like_nodes_locale_compare() {
     assert!(out.status.success(), "node failed");
     let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let version = answer["v"].as_str().unwrap_or("?");
-    assert!(version.starts_with("v22."), "Node 22 expected, got {version}");
+    assert!(
+        version.starts_with("v22."),
+        "Node 22 expected, got {version}"
+    );
     let from_node: Vec<String> = serde_json::from_value(answer["n"].clone()).unwrap();
-    assert_ne!(from_node, input, "the collation must differ from code-unit order here");
+    assert_ne!(
+        from_node, input,
+        "the collation must differ from code-unit order here"
+    );
     let mut ours = input.clone();
     ours.sort_by(|a, b| locale_compare(a, b));
-    let first_difference = ours
-        .iter()
-        .zip(&from_node)
-        .position(|(a, b)| a != b);
+    let first_difference = ours.iter().zip(&from_node).position(|(a, b)| a != b);
     assert_eq!(
         first_difference,
         None,

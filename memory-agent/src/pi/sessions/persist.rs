@@ -198,6 +198,9 @@ mod tests {
         let (_, text) = render_headless_session(&failed, &transcript);
         let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
         assert_eq!(last["customType"], "pimem-run-error");
-        assert_eq!(last["data"]["error"], "headless agent timed out after 600000ms");
+        assert_eq!(
+            last["data"]["error"],
+            "headless agent timed out after 600000ms"
+        );
     }
 }
