@@ -127,11 +127,42 @@ fn docs(root: &Path) -> Result<()> {
 /// tarball with its siblings from a temporary local registry): what publishing would upload
 /// builds on its own.
 fn package(root: &Path) -> Result<()> {
+    forget_unpacked_local_crates()?;
     let mut args = vec!["package", "--locked", "--allow-dirty"];
     for c in LIBRARY_CRATES {
         args.extend(["-p", c]);
     }
     run(root, "cargo", &args)
+}
+
+/// Cargo unpacks the local registry's tarballs under `$CARGO_HOME/registry/src/<registry>/`
+/// once and never again for the same version: after a change, verification would build the
+/// *previous* package of a sibling. Removes those unpacked copies of our crates (never the
+/// crates.io ones: their registry directory is named after the index host).
+fn forget_unpacked_local_crates() -> Result<()> {
+    let Some(home) = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+    else {
+        return Ok(());
+    };
+    let Ok(registries) = std::fs::read_dir(home.join("registry").join("src")) else {
+        return Ok(());
+    };
+    for registry in registries.flatten() {
+        if registry.file_name().to_string_lossy().starts_with("index.") {
+            continue;
+        }
+        for krate in LIBRARY_CRATES {
+            let version = env!("CARGO_PKG_VERSION");
+            let unpacked = registry.path().join(format!("{krate}-{version}"));
+            if unpacked.is_dir() {
+                std::fs::remove_dir_all(&unpacked)
+                    .with_context(|| format!("cannot remove {}", unpacked.display()))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 fn bench(root: &Path, groups: &[String]) -> Result<()> {
