@@ -296,3 +296,78 @@ fn model_tasks_without_a_model_say_what_to_configure() {
         )
     );
 }
+
+/// `--model` with `--model-url`: no memory.json, no models.json needed.
+#[test]
+fn dream_with_model_and_model_url_needs_no_configuration() {
+    let env = Env::new();
+    env.ok(&["add", "--name", "A", "--content", "a"]);
+    let (url, log) = fake_server(vec![choice(
+        json!({"role": "assistant", "content": "Nothing to merge."}),
+        "stop",
+    )]);
+    let out = env.run(
+        &[
+            "dream",
+            "--yes",
+            "--model",
+            "local/qwen3-8b",
+            "--model-url",
+            &url,
+        ],
+        "",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "Nothing to merge.\n");
+    // The provider prefix is pi's registry key; the server gets the bare id.
+    assert_eq!(log.lock().unwrap()[0].1["model"], "qwen3-8b");
+    // Not a terminal: no progress lines.
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("turn 1"));
+}
+
+/// On a terminal, a dream shows each turn and each tool call as it lands, with the time.
+#[test]
+fn a_dream_on_a_terminal_shows_its_progress() {
+    let env = Env::new();
+    env.ok(&["add", "--name", "Use pnpm", "--content", "Use pnpm."]);
+    let (url, _log) = fake_server(vec![
+        choice(
+            json!({"role": "assistant", "content": null, "tool_calls": [
+                tool_call("c1", json!({"action": "list"})),
+                tool_call("c2", json!({"action": "remove", "name": "nope"})),
+            ]}),
+            "tool_calls",
+        ),
+        choice(json!({"role": "assistant", "content": "Done."}), "stop"),
+    ]);
+    // `script` runs the command on a pseudo-terminal and copies what it printed.
+    let pimem = env!("CARGO_BIN_EXE_pimem");
+    let out = Command::new("script")
+        .args(["-qfec"])
+        .arg(format!(
+            "{pimem} dream --yes --model fake/m --model-url {url} 2>&1"
+        ))
+        .arg("/dev/null")
+        .current_dir(&env.proj)
+        .env("HOME", &env.home)
+        .env_remove("PI_CODING_AGENT_DIR")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let screen = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    assert!(out.status.success(), "{screen}");
+    for expected in [
+        "Consolidating memory...",
+        "s] turn 1: asking the model…",
+        "s]   ✓ list: - Use pnpm (feedback, modified ",
+        "s]   ✗ remove: Entry \"nope\" not found",
+        "s] turn 2: asking the model…",
+        "Done.",
+    ] {
+        assert!(screen.contains(expected), "{expected:?} missing in:\n{screen}");
+    }
+}
