@@ -322,7 +322,10 @@ fn dream_with_model_and_model_url_needs_no_configuration() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), "Nothing to merge.\n");
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "Nothing to merge.\n"
+    );
     // The provider prefix is pi's registry key; the server gets the bare id.
     assert_eq!(log.lock().unwrap()[0].1["model"], "qwen3-8b");
     // Not a terminal: no progress lines.
@@ -368,6 +371,9 @@ fn a_dream_on_a_terminal_shows_its_progress() {
         "s] turn 2: asking the model…",
         "Done.",
     ] {
-        assert!(screen.contains(expected), "{expected:?} missing in:\n{screen}");
+        assert!(
+            screen.contains(expected),
+            "{expected:?} missing in:\n{screen}"
+        );
     }
 }
