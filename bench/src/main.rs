@@ -8,6 +8,7 @@
 #![allow(clippy::disallowed_methods)]
 
 mod keys;
+mod mcp;
 mod sessions;
 mod store;
 mod surfacing;
@@ -21,6 +22,7 @@ type Group = (&'static str, fn() -> Result<()>);
 /// Every group, in the order `cargo xtask bench` runs them with no arguments.
 const GROUPS: &[Group] = &[
     ("keys", keys::run),
+    ("mcp", mcp::run),
     ("sessions", sessions::run),
     ("store", store::run),
     ("surfacing", surfacing::run),

@@ -130,6 +130,13 @@ impl VersionBook {
         self.by_ref.get(reference).copied()
     }
 
+    /// Makes the next `replace`, `remove` or `rename` of `reference` conditional on
+    /// `version`, as if the model had been shown the entry at that version. For hosts whose
+    /// clients pass versions explicitly (the MCP server's `expected_version`).
+    pub fn expect(&mut self, reference: &str, version: Version) {
+        self.by_ref.insert(reference.to_owned(), version);
+    }
+
     fn wrote(&mut self, old_refs: &[&str], name: &str, file: &str, version: Version) {
         for r in old_refs {
             self.by_ref.remove(*r);
@@ -154,6 +161,10 @@ pub struct ToolOutput {
     pub notices: Vec<Notice>,
     /// How many memories a `search` found (pi-memory's result `details.count`).
     pub count: Option<usize>,
+    /// The file an `add`, `replace` or `rename` wrote.
+    pub file: Option<String>,
+    /// The version that write produced (for a host that hands versions to its client).
+    pub version: Option<Version>,
 }
 
 impl ToolOutput {
@@ -260,6 +271,8 @@ fn run(
                 text: out.saved_text(),
                 wrote: true,
                 saved: Some(out.name.clone()),
+                file: Some(out.file.clone()),
+                version: Some(out.version),
                 notices: out.notices,
                 ..ToolOutput::default()
             })
@@ -283,6 +296,8 @@ fn run(
             Ok(ToolOutput {
                 text: out.replaced_text(),
                 wrote: true,
+                file: Some(out.file.clone()),
+                version: Some(out.version),
                 notices: out.notices,
                 ..ToolOutput::default()
             })
@@ -317,6 +332,8 @@ fn run(
             Ok(ToolOutput {
                 text: out.renamed_text(&old_name),
                 wrote: true,
+                file: Some(out.file.clone()),
+                version: Some(out.version),
                 notices: out.notices,
                 ..ToolOutput::default()
             })

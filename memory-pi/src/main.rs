@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 mod cli;
+mod cli_io;
 mod cli_tasks;
 
 use std::path::PathBuf;
@@ -88,6 +89,13 @@ enum Command {
     /// Print the `memory` tool's JSON schema as registered with pi.
     #[command(hide = true)]
     ToolSchema,
+    /// Serve the project memory over the Model Context Protocol (stdio; --http for
+    /// localhost HTTP): for Claude Code, Codex, Cursor and other MCP clients.
+    Mcp(cli_io::McpArgs),
+    /// Import memories from Claude Code, another pi-memory directory or a Markdown directory.
+    Import(cli_io::ImportArgs),
+    /// Export the whole project memory as one JSON or Markdown document.
+    Export(cli_io::ExportArgs),
 }
 
 fn main() {
@@ -111,6 +119,16 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Serve => return serve::run(),
         Command::ToolSchema => return serve::print_tool_schema(),
+        Command::Mcp(args) => {
+            let global = cli::GlobalOptions {
+                cwd: cli.cwd,
+                memory_dir: cli.memory_dir,
+                agent_dir: cli.agent_dir,
+                trust_project: cli.trust_project,
+                json: cli.json,
+            };
+            return cli_io::cmd_mcp(global, args);
+        }
         _ => {}
     }
     let ctx = cli::Context::from_options(cli::GlobalOptions {
@@ -136,6 +154,10 @@ fn run(cli: Cli) -> Result<()> {
         Command::Dream(args) => cli_tasks::cmd_dream(&ctx, args),
         Command::Extract(args) => cli_tasks::cmd_extract(&ctx, args),
         Command::Surface(args) => cli_tasks::cmd_surface(&ctx, args),
-        Command::Serve | Command::ToolSchema => unreachable!("dispatched above"),
+        Command::Import(args) => cli_io::cmd_import(&ctx, args),
+        Command::Export(args) => cli_io::cmd_export(&ctx, args),
+        Command::Serve | Command::ToolSchema | Command::Mcp(_) => {
+            unreachable!("dispatched above")
+        }
     }
 }

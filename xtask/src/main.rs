@@ -9,10 +9,11 @@
 //! * `e2e`: builds `pimem`, installs the pinned pi host (Node 22 and pi 1.6.0 from the npm
 //!   registry, cached in `~/.cache/pimem-e2e`; `PIMEM_E2E_CACHE` moves it) with the pinned
 //!   TypeScript compiler and Node types, type-checks the pi extension (`tsc --noEmit`), and
-//!   compares memory-js' collation with Node's `localeCompare`, and runs the headless pi
-//!   suite in `memory-pi/e2e/` against a scripted local model.
+//!   compares memory-js' collation with Node's `localeCompare`, runs the headless pi
+//!   suite in `memory-pi/e2e/` against a scripted local model, then `pimem mcp` under the
+//!   official MCP TypeScript SDK (`memory-pi/e2e/mcp.mjs`).
 //!
-//! * `install`: builds the release `pimem`, puts it next to the pi extension
+//! * `install`: builds the release `pimem` (with the `mcp` feature), puts it next to the pi extension
 //!   (`memory-pi/extension/bin/pimem`) and in `$CARGO_HOME/bin` (so `pimem` is on
 //!   `PATH`), then registers the extension with `pi install <path>` when `pi` is on `PATH`
 //!   (otherwise prints the command to run).
@@ -85,6 +86,18 @@ fn ci(root: &Path) -> Result<()> {
         ],
     )?;
     run(root, "cargo", &["test", "--workspace", "--locked"])?;
+    // pimem without the `mcp` feature (no tokio) still builds.
+    run(
+        root,
+        "cargo",
+        &[
+            "check",
+            "--locked",
+            "-p",
+            "memory-pi",
+            "--no-default-features",
+        ],
+    )?;
     docs(root)?;
     // The embedding example runs against its scripted model and checks what memory did.
     run(
@@ -174,6 +187,21 @@ fn bench(root: &Path, groups: &[String]) -> Result<()> {
         .filter(|g| *g != "pi")
         .collect();
     if groups.is_empty() || !rest.is_empty() {
+        // The `mcp` group times the release `pimem` binary (stdio MCP against the CLI).
+        run(
+            root,
+            "cargo",
+            &[
+                "build",
+                "--release",
+                "--locked",
+                "-p",
+                "memory-pi",
+                "--features",
+                "mcp",
+            ],
+        )?;
+        let pimem = target_dir(root).join("release").join(EXE);
         let mut args = vec![
             "run",
             "--release",
@@ -184,7 +212,16 @@ fn bench(root: &Path, groups: &[String]) -> Result<()> {
             "--",
         ];
         args.extend(rest);
-        run(root, "cargo", &args)?;
+        eprintln!("$ PIMEM_BIN={} cargo {}", pimem.display(), args.join(" "));
+        let status = Command::new("cargo")
+            .args(&args)
+            .env("PIMEM_BIN", &pimem)
+            .current_dir(root)
+            .status()
+            .context("could not start memory-bench")?;
+        if !status.success() {
+            bail!("memory-bench failed with {status}");
+        }
     }
     if with_pi {
         bench_pi(root)?;
@@ -198,7 +235,15 @@ fn bench_pi(root: &Path) -> Result<()> {
     run(
         root,
         "cargo",
-        &["build", "--release", "--locked", "-p", "memory-pi"],
+        &[
+            "build",
+            "--release",
+            "--locked",
+            "-p",
+            "memory-pi",
+            "--features",
+            "mcp",
+        ],
     )?;
     let pimem = target_dir(root).join("release").join(EXE);
     let (node_dir, pi_cli) = pi_host(root)?;
@@ -383,6 +428,20 @@ fn e2e(root: &Path) -> Result<()> {
     if !status.success() {
         bail!("e2e suite failed with {status}");
     }
+    // `pimem mcp` driven by the official MCP TypeScript SDK (a real client).
+    let mcp_suite = root.join("memory-pi/e2e/mcp.mjs");
+    eprintln!("$ node {}", mcp_suite.display());
+    let status = Command::new(node_dir.join("node"))
+        .arg(&mcp_suite)
+        .env("PATH", path_with(&node_dir)?)
+        .env("PIMEM_BIN", &pimem)
+        .env("MCP_SDK", host.var("MCP_SDK")?)
+        .current_dir(root)
+        .status()
+        .context("could not start the MCP suite")?;
+    if !status.success() {
+        bail!("MCP suite failed with {status}");
+    }
     Ok(())
 }
 
@@ -411,7 +470,15 @@ fn install(root: &Path) -> Result<()> {
     run(
         root,
         "cargo",
-        &["build", "--release", "--locked", "-p", "memory-pi"],
+        &[
+            "build",
+            "--release",
+            "--locked",
+            "-p",
+            "memory-pi",
+            "--features",
+            "mcp",
+        ],
     )?;
     let built = target_dir(root).join("release").join(EXE);
     let extension = root.join("memory-pi/extension");

@@ -8,4 +8,6 @@ mod cli;
 mod cli_tasks;
 mod dir;
 mod fuzz_regressions;
+mod import;
+mod mcp;
 mod serve;
