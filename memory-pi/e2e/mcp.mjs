@@ -184,7 +184,7 @@ try {
 
 	// search, list, prompts, sessions
 	const found = await client.callTool({ name: "memory_search", arguments: { query: "cli" } });
-	check("memory_search: pi's result block and count", text(found).includes("## Test command (Test-command.md)") && found.structuredContent?.count === 1, JSON.stringify(found));
+	check("memory_search: pi's result block and count", text(found).startsWith("## Test command\nfile: Test-command.md\n") && found.structuredContent?.count === 1, JSON.stringify(found));
 	const listed = await client.callTool({ name: "memory_list", arguments: {} });
 	eq("memory_list: pi's line", text(listed), pimem(["list"]).trimEnd());
 	const section = await client.getPrompt({ name: "memory_index", arguments: {} });
@@ -259,7 +259,7 @@ try {
 	const httpClient = new Client({ name: "http", version: "1.0.0" });
 	await httpClient.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
 	const httpList = await httpClient.callTool({ name: "memory_list", arguments: {} });
-	check("http: the SDK client with the token lists memories", text(httpList).includes("[Test command](Test-command.md)"), text(httpList));
+	check("http: the SDK client with the token lists memories", text(httpList).startsWith("- Test command (feedback, modified "), text(httpList));
 	const httpAdd = await httpClient.callTool({ name: "memory_add", arguments: { name: "Via HTTP", content: "added over streamable HTTP" } });
 	eq("http: memory_add", text(httpAdd), 'Saved "Via HTTP" (Via-HTTP.md).');
 	await httpClient.close();

@@ -16,7 +16,10 @@ use super::frontmatter;
 use super::{Candidate, ImportError, Problem, Scan, Source, map_created, map_type};
 
 /// The name of the memory made from `MEMORY.md`'s own notes.
-pub const INDEX_NOTES_NAME: &str = "Notes from the imported MEMORY.md";
+pub const INDEX_NOTES_NAME: &str = "Notes from the imported index";
+/// Its description.
+pub const INDEX_NOTES_DESCRIPTION: &str =
+    "Notes that were written directly into the imported MEMORY.md";
 
 /// The `dir` source.
 #[derive(Debug, Clone, Copy, Default)]
@@ -87,6 +90,11 @@ pub(crate) fn scan_markdown_dir(path: &Path) -> Result<Scan, ImportError> {
             Ok(text) => {
                 let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
                 let mut notes = String::new();
+                // The index's own title (`# Memory Index`) is not a note.
+                let text = match text.trim_start().split_once('\n') {
+                    Some((first, rest)) if first.starts_with("# ") => rest,
+                    _ => text,
+                };
                 for line in text.split_inclusive('\n') {
                     match parse_index_link(line) {
                         Some(link) if files.contains(&link.file) => {
@@ -99,7 +107,7 @@ pub(crate) fn scan_markdown_dir(path: &Path) -> Result<Scan, ImportError> {
                     candidates.push(Candidate {
                         origin: memory_core::INDEX_FILE.to_owned(),
                         name: INDEX_NOTES_NAME.to_owned(),
-                        description: None,
+                        description: Some(INDEX_NOTES_DESCRIPTION.to_owned()),
                         entry_type: Some(memory_core::EntryType::Project),
                         created: None,
                         body: notes,

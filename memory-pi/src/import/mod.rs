@@ -208,7 +208,7 @@ pub enum Action {
 }
 
 /// One line of the plan or report.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Item {
     /// The source file.
     pub origin: String,

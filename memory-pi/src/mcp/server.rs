@@ -315,10 +315,12 @@ impl PimemMcp {
 }
 
 /// The first `file://` root of a client that supports roots.
+// Roots are deprecated by SEP-2577 for a future protocol revision; today's clients
+// (protocol 2025-11-25 and earlier) send them.
+#[allow(deprecated)]
 async fn client_root(peer: &Peer<RoleServer>) -> Option<PathBuf> {
     let info = peer.peer_info()?;
     info.capabilities.roots.as_ref()?;
-    #[allow(deprecated)] // roots are what the clients of today send (SEP-2577 is future)
     let answer = tokio::time::timeout(ROOTS_TIMEOUT, peer.list_roots()).await;
     match answer {
         Ok(Ok(result)) => result.roots.iter().find_map(|r| root_path(&r.uri)),

@@ -229,7 +229,7 @@ fn windows_nested_fixture(sandbox: &Sandbox) -> std::path::PathBuf {
             "api: 8080, web: 3000",
             "reference",
             "2024-01-03T00:00:00.000Z",
-            "api listens on 8080\r\nweb on 3000",
+            "api listens on 8080\nweb on 3000",
         )
         .replace('\n', "\r\n"),
     );
@@ -388,7 +388,9 @@ fn cli_import_and_export() {
     assert_eq!(actions.iter().filter(|a| **a == "refused").count(), 1);
 
     let listed = run(&["list"]);
-    assert!(String::from_utf8_lossy(&listed.stdout).contains("[Deploy: staging]"));
+    assert!(
+        String::from_utf8_lossy(&listed.stdout).contains("- Deploy: staging (project, modified ")
+    );
 
     let file = sandbox.path("backup.json");
     let exported = run(&["export", "--format", "json", "--out", file.as_str()]);

@@ -142,7 +142,7 @@ fn tools_answer_with_pi_texts_and_versions() {
     );
     assert_eq!(text(&ok), "Replaced \"Test command\" (Test-command.md).");
     let listed = mcp.call("memory_list", json!({}));
-    assert!(text(&listed).starts_with("- [Test command](Test-command.md)"));
+    assert!(text(&listed).starts_with("- Test command (feedback, modified "));
     let read = mcp.request(
         "resources/read",
         json!({ "uri": "pimem://entry/Test-command.md" }),
