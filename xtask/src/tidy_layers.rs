@@ -6,7 +6,9 @@
 //!   system, the environment, processes, the network or the clock (outside their tests);
 //! * [`pi_formats_stay_in_the_pi_module`]: in memory-agent, only `src/pi/` knows pi's JSON
 //!   shapes (`AgentMessage` roles, session-file entry types);
-//! * [`the_extension_is_typed`]: the TypeScript shim has no `any`.
+//! * [`the_extension_is_typed`]: the TypeScript shim has no `any`;
+//! * [`async_stays_in_memory_pi`]: no library crate depends on tokio or the MCP SDK (only
+//!   the `pimem` crate links them, behind its `mcp` feature).
 //!
 //! (Durable writes, renames, kernel locks and environment reads outside their owners are
 //! refused by clippy's `disallowed-methods`, configured in clippy.toml.)
@@ -93,6 +95,45 @@ fn crates_depend_only_on_the_layers_below() -> Result<()> {
     assert!(
         wrong.is_empty(),
         "dependencies against the layers of ARCHITECTURE.md:\n{}",
+        wrong.join("\n")
+    );
+    Ok(())
+}
+
+#[test]
+fn async_stays_in_memory_pi() -> Result<()> {
+    const ASYNC: &[&str] = &[
+        "tokio",
+        "rmcp",
+        "hyper",
+        "hyper-util",
+        "futures",
+        "async-std",
+    ];
+    let root = root();
+    let mut wrong = Vec::new();
+    for (krate, _) in LAYERS.iter().filter(|(k, _)| *k != "memory-pi") {
+        let path = root.join(krate).join("Cargo.toml");
+        let manifest = fs::read_to_string(&path).with_context(|| path.display().to_string())?;
+        let mut in_deps = false;
+        for line in manifest.lines().map(str::trim) {
+            if line.starts_with('[') {
+                in_deps = line.ends_with("dependencies]");
+                continue;
+            }
+            let name = line
+                .split(['=', '.', ' '])
+                .next()
+                .unwrap_or("")
+                .trim_matches('"');
+            if in_deps && ASYNC.contains(&name) {
+                wrong.push(format!("{krate} depends on {name}"));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "async runtimes belong to memory-pi's `mcp` feature only:\n{}",
         wrong.join("\n")
     );
     Ok(())
