@@ -277,3 +277,42 @@ fn what_the_model_was_shown_is_what_it_may_overwrite() {
     );
     assert!(!again.is_error, "{}", again.text);
 }
+
+/// A host whose client passes versions itself (the MCP server): writes report the file and
+/// version they produced, and `VersionBook::expect` makes the next replace conditional.
+#[test]
+fn writes_report_their_version_and_expect_makes_replace_conditional() {
+    let f = Fixture::new();
+    let mut book = VersionBook::default();
+    let s = &f.store;
+    let added = call(
+        s,
+        &mut book,
+        json!({"action": "add", "name": "Port", "content": "api on 8080"}),
+    );
+    let v1 = added.version.unwrap();
+    assert_eq!(added.file.as_deref(), Some("Port.md"));
+    assert_eq!(s.read("Port").unwrap().unwrap().version, v1);
+    // A client that expects a version the entry is not at gets the conflict, nothing changes.
+    let other: memory_core::Version = "0123456789abcdef".parse().unwrap();
+    let mut fresh = VersionBook::default();
+    fresh.expect("Port", other);
+    let stale = call(
+        s,
+        &mut fresh,
+        json!({"action": "replace", "name": "Port", "content": "api on 9090"}),
+    );
+    assert!(stale.is_error);
+    assert_eq!(stale.text, "Memory conflict: stale version");
+    assert_eq!(stale.version, None);
+    assert_eq!(s.read("Port").unwrap().unwrap().body, "api on 8080");
+    fresh.expect("Port", v1);
+    let ok = call(
+        s,
+        &mut fresh,
+        json!({"action": "replace", "name": "Port", "content": "api on 9090"}),
+    );
+    assert_eq!(ok.text, "Replaced \"Port\" (Port.md).");
+    assert_eq!(ok.version, Some(s.read("Port").unwrap().unwrap().version));
+    assert_ne!(ok.version, Some(v1));
+}
