@@ -112,8 +112,11 @@ try {
 	const caps = client.getServerCapabilities();
 	check("initialize: tools, resources (listChanged) and prompts", caps?.tools && caps?.resources?.listChanged === true && caps?.prompts, JSON.stringify(caps));
 
-	const tools = (await client.listTools()).tools.map((t) => t.name);
+	const toolList = (await client.listTools()).tools;
+	const tools = toolList.map((t) => t.name);
 	eq("tools/list", tools, ["memory_add", "memory_replace", "memory_remove", "memory_list", "memory_search", "session_search"]);
+	eq("tools/list: read-only hints", toolList.map((t) => t.annotations?.readOnlyHint), [false, false, false, true, true, true]);
+	eq("tools/list: memory_add's schema requires name and content", toolList[0].inputSchema.required, ["name", "content"]);
 	const prompts = (await client.listPrompts()).prompts.map((p) => p.name);
 	eq("prompts/list", prompts, ["memory_index", "relevant_memories"]);
 	const before = (await client.listResources()).resources.map((r) => r.uri);

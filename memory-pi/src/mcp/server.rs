@@ -21,6 +21,7 @@ use rmcp::model::{
     ListResourcesResult, ListToolsResult, MetaObject, PaginatedRequestParams, Prompt,
     PromptArgument, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
     ReadResourceResult, Resource, ResourceContents, Role, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{Peer, RoleServer, ServerHandler, ServiceExt};
@@ -374,7 +375,17 @@ impl ServerHandler for PimemMcp {
     ) -> Result<ListToolsResult, ErrorData> {
         let tools = ToolName::ALL
             .into_iter()
-            .map(|t| Tool::new(t.as_str(), t.description(), Arc::new(t.input_schema())))
+            .map(|t| {
+                // Hints for clients that ask before running tools: reads are safe to
+                // auto-approve; every write may overwrite (add replaces a same-named memory).
+                let hints = ToolAnnotations::new()
+                    .read_only(!t.writes())
+                    .destructive(t.writes())
+                    .idempotent(!t.writes())
+                    .open_world(false);
+                Tool::new(t.as_str(), t.description(), Arc::new(t.input_schema()))
+                    .with_annotations(hints)
+            })
             .collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
