@@ -51,6 +51,10 @@
 //! * External changes are noticed by polling the listing (cheap: the store's mtime cache),
 //!   not by file-system events; `--watch-interval-ms 0` turns it off.
 //! * `relevant_memories` is lexical only (no model is reachable from here).
+//! * Over HTTP, state lives in the SDK's session (`Mcp-Session-Id`, protocol revisions up to
+//!   2025-11-25, what today's clients speak). A client on the sessionless 2026-07-28 revision
+//!   gets a fresh session per request: explicit `expected_version`s work, the implicit
+//!   version book and the frozen `memory_index` do not carry over between its requests.
 
 pub mod http;
 pub mod prompts;

@@ -328,15 +328,25 @@ pub fn run(
                 session_search,
                 versions,
             );
-            from_tool_output(call, out)
+            // The entry's own name (the call may have referenced it by file name).
+            let name = match (&out.saved, &out.file) {
+                (Some(name), _) => name.clone(),
+                (None, Some(file)) => store
+                    .read(file)
+                    .ok()
+                    .flatten()
+                    .map_or_else(|| call.key.clone(), |e| e.meta.name.clone()),
+                (None, None) => call.key.clone(),
+            };
+            from_tool_output(call, &name, out)
         }
     }
 }
 
-fn from_tool_output(call: &Call, out: ToolOutput) -> Outcome {
+fn from_tool_output(call: &Call, name: &str, out: ToolOutput) -> Outcome {
     let structured = match (&out.file, out.version) {
         (Some(file), Some(version)) => Some(json!({
-            "name": out.saved.clone().unwrap_or_else(|| call.key.clone()),
+            "name": name,
             "file": file,
             "version": version,
         })),

@@ -141,6 +141,15 @@ fn tools_answer_with_pi_texts_and_versions() {
                 "expected_version": version }),
     );
     assert_eq!(text(&ok), "Replaced \"Test command\" (Test-command.md).");
+    // Referenced by file name: the structured result still names the memory.
+    let by_file = mcp.call(
+        "memory_replace",
+        json!({ "name": "Test-command.md", "content": "Run cargo xtask ci, every time." }),
+    );
+    assert_eq!(
+        by_file["result"]["structuredContent"]["name"], "Test command",
+        "{by_file}"
+    );
     let listed = mcp.call("memory_list", json!({}));
     assert!(text(&listed).starts_with("- Test command (feedback, modified "));
     let read = mcp.request(
