@@ -331,6 +331,8 @@ fn decide(
             "another source file already has the name \"{name}\""
         )));
     }
+    // Decision: an existing memory of the same name is never overwritten (`kept` when it
+    // differs), so re-importing an old source cannot undo edits made since.
     if let Some(existing) = store.read(&name)?.filter(|e| e.meta.name == name) {
         let same = existing.body == body
             && description

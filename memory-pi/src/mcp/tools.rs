@@ -200,6 +200,10 @@ impl Call {
 /// whitespace-only value goes on to the store's own validation), a `type` that is not one of
 /// the four, an `expected_version` that is not 16 hex digits.
 pub fn check(tool: ToolName, args: &Map<String, Value>) -> Result<Call, ArgError> {
+    // Decision: what violates the advertised schema is a JSON-RPC error (-32602) naming the
+    // field, with pi's text where pi has one; what the store refuses stays a tool result
+    // with pi's text (see the module docs of `mcp`). Unlike the pi tool, which turns numbers
+    // and booleans into strings, only strings (or null) are accepted: the schema says so.
     let allowed = tool.allowed();
     if let Some(key) = args.keys().find(|k| !allowed.contains(&k.as_str())) {
         let expected = if allowed.is_empty() {
