@@ -9,6 +9,7 @@
 
 mod keys;
 mod mcp;
+mod session_refs;
 mod sessions;
 mod store;
 mod surfacing;

@@ -15,7 +15,8 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail, ensure};
-use memory_agent::pi::sessions::{SessionSearchOptions, search_sessions};
+use memory_agent::pi::session_tools::{Caller, search_session};
+use memory_agent::pi::sessions::{SessionSearchOptions, SessionStorage, search_sessions};
 use serde_json::{Value, json};
 
 use crate::timing::{self, HEADER, Stats};
@@ -69,6 +70,22 @@ pub(crate) fn run() -> Result<()> {
     });
     // A query without any raw spelling parses every line: the slow path, for scale.
     let fallback = timing::measure(2, || search_sessions(&dir, None, FALLBACK_QUERY, &opts));
+    // The `search-session` tool end to end: its limits (20 sessions, 5 segments, 2 000
+    // characters), user and assistant text only, the status JSON.
+    let caller = Caller::new(
+        "/home/u/app".into(),
+        SessionStorage::PerCwd {
+            root: tmp.path().to_path_buf(),
+        },
+    );
+    let args = json!({ "query": QUERY });
+    let tool = search_session(&args, &caller);
+    ensure!(
+        tool.status["sessions"].as_array().map(Vec::len) == Some(SEARCHABLE_PLANTS),
+        "search-session found {}",
+        tool.status
+    );
+    let tool_stats = timing::measure(SAMPLES, || search_session(&args, &caller));
 
     println!(
         "Corpus: {files} session files, {:.2} GiB (generated, page cache warm); query `{QUERY}` \
@@ -95,6 +112,14 @@ pub(crate) fn run() -> Result<()> {
             bytes
         )
     );
+    println!(
+        "{}",
+        row(
+            "search-session tool (20 × 5 × 2000, user and assistant text, status JSON)",
+            &tool_stats,
+            bytes
+        )
+    );
 
     match rg_version() {
         None => {
@@ -113,14 +138,17 @@ pub(crate) fn run() -> Result<()> {
             println!("{}", row("rg -F -i --no-messages -j1", &rg_1, bytes));
             println!(
                 "\nRatio ours / ripgrep (median): auto threads **{:.2}x**, 1 thread {:.2}x \
-                 (target <= 1.5x). ripgrep: {version}.",
+                 (target <= 1.5x); the search-session tool **{:.2}x** (target <= 1.5x). \
+                 ripgrep: {version}.",
                 ratio(&ours, &rg),
-                ratio(&ours_1, &rg_1)
+                ratio(&ours_1, &rg_1),
+                ratio(&tool_stats, &rg)
             );
         }
     }
     drop(tmp);
-    Ok(())
+    println!();
+    crate::session_refs::run()
 }
 
 fn row(name: &str, s: &Stats, bytes: u64) -> String {

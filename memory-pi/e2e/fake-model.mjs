@@ -19,7 +19,9 @@
 //              markers [[call:NAME {json}]]; the k-th marker becomes a tool call after k-1
 //              tool results, but only for tools the request declares (compaction requests
 //              declare none and quote old markers). Then "TOOL_RESULT_SEEN: <last result>";
-//              without markers "ECHO: <last user text>".
+//              without markers "ECHO: <last user text>". A [[delay:MS]] marker in the current
+//              turn's user text delays every reply of that turn by MS milliseconds (a long run
+//              for the pi-session steering checks).
 import { appendFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 
@@ -128,39 +130,57 @@ const server = createServer((req, res) => {
 		const kind = kindOf(body);
 		appendFileSync(logPath, `${JSON.stringify({ n, kind, at: Date.now(), body })}\n`);
 		const d = decide(body, kind);
-		const id = `chatcmpl-fake-${n}`;
-		const created = Math.floor(Date.now() / 1000);
-		const model = body.model ?? "fake-model";
-		const usage = { prompt_tokens: 100, completion_tokens: 7, total_tokens: 107 };
-		const callId = `call_fake_${n}`;
-		if (body.stream === false) {
-			const message =
-				d.kind === "tool"
-					? { role: "assistant", content: null, tool_calls: [{ id: callId, type: "function", function: { name: d.name, arguments: d.args } }] }
-					: { role: "assistant", content: d.text };
-			res.writeHead(200, { "content-type": "application/json" });
-			res.end(JSON.stringify({ id, object: "chat.completion", created, model, choices: [{ index: 0, message, finish_reason: d.kind === "tool" ? "tool_calls" : "stop" }], usage }));
+		const delayMs = kind === "main" ? Number(/\[\[delay:(\d+)\]\]/.exec(currentTurnText(body.messages ?? []))?.[1] ?? 0) : 0;
+		if (delayMs > 0) {
+			setTimeout(() => reply(res, body, d, n), delayMs);
 			return;
 		}
-		res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-		const base = { id, object: "chat.completion.chunk", created, model };
-		sse(res, { ...base, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] });
-		if (d.kind === "tool") {
-			sse(res, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: callId, type: "function", function: { name: d.name, arguments: "" } }] }, finish_reason: null }] });
-			const half = Math.floor(d.args.length / 2);
-			for (const part of [d.args.slice(0, half), d.args.slice(half)]) {
-				sse(res, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: part } }] }, finish_reason: null }] });
-			}
-			sse(res, { ...base, choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] });
-		} else {
-			sse(res, { ...base, choices: [{ index: 0, delta: { content: d.text }, finish_reason: null }] });
-			sse(res, { ...base, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
-		}
-		sse(res, { ...base, choices: [], usage });
-		res.write("data: [DONE]\n\n");
-		res.end();
+		reply(res, body, d, n);
 	});
 });
+
+/** The current turn's user text: the last user message and the user messages right before it. */
+function currentTurnText(msgs) {
+	const lastUser = msgs.map((m) => m.role).lastIndexOf("user");
+	let first = lastUser;
+	while (first > 0 && msgs[first - 1].role === "user") first--;
+	return msgs.slice(first, lastUser + 1).map((m) => textOf(m.content)).join("\n");
+}
+
+/** Streams (or returns) the decided reply. */
+function reply(res, body, d, n) {
+	const id = `chatcmpl-fake-${n}`;
+	const created = Math.floor(Date.now() / 1000);
+	const model = body.model ?? "fake-model";
+	const usage = { prompt_tokens: 100, completion_tokens: 7, total_tokens: 107 };
+	const callId = `call_fake_${n}`;
+	if (body.stream === false) {
+		const message =
+			d.kind === "tool"
+				? { role: "assistant", content: null, tool_calls: [{ id: callId, type: "function", function: { name: d.name, arguments: d.args } }] }
+				: { role: "assistant", content: d.text };
+		res.writeHead(200, { "content-type": "application/json" });
+		res.end(JSON.stringify({ id, object: "chat.completion", created, model, choices: [{ index: 0, message, finish_reason: d.kind === "tool" ? "tool_calls" : "stop" }], usage }));
+		return;
+	}
+	res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+	const base = { id, object: "chat.completion.chunk", created, model };
+	sse(res, { ...base, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] });
+	if (d.kind === "tool") {
+		sse(res, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: callId, type: "function", function: { name: d.name, arguments: "" } }] }, finish_reason: null }] });
+		const half = Math.floor(d.args.length / 2);
+		for (const part of [d.args.slice(0, half), d.args.slice(half)]) {
+			sse(res, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: part } }] }, finish_reason: null }] });
+		}
+		sse(res, { ...base, choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] });
+	} else {
+		sse(res, { ...base, choices: [{ index: 0, delta: { content: d.text }, finish_reason: null }] });
+		sse(res, { ...base, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
+	}
+	sse(res, { ...base, choices: [], usage });
+	res.write("data: [DONE]\n\n");
+	res.end();
+}
 
 server.listen(0, "127.0.0.1", () => {
 	writeFileSync(portFile, String(server.address().port));

@@ -49,6 +49,7 @@ import type {
 	StatusParams,
 	ToolRegistration,
 } from "./protocol.ts";
+import { registerSessionTools } from "./sessions.ts";
 
 const PROTOCOL = 1;
 const SECTION = "memory_index";
@@ -325,6 +326,17 @@ export default function pimem(pi: ExtensionAPI) {
 	 */
 	let ready: Promise<SessionStartResult | undefined> = Promise.resolve(undefined);
 
+	// pi-session (search-session, ask-session, @s:/@as:): registered first, so that its
+	// session_shutdown handler drops late ask reports before this file's awaits the sidecar.
+	const sessionTools = registerSessionTools(pi, {
+		agentDir,
+		call: async (method, params, timeoutMs) => {
+			await ready;
+			if (!sidecar) throw new Error(inert ?? "pimem: the sidecar is not running");
+			return sidecar.call(method, params, timeoutMs);
+		},
+	});
+
 	const notify = (message: string, level: Level) => {
 		if (host?.hasUI) host.ui.notify(message, level);
 	};
@@ -402,6 +414,8 @@ export default function pimem(pi: ExtensionAPI) {
 		} else if (method === "ui/status" && host?.hasUI) {
 			const s: StatusParams = params as SidecarNotifications["ui/status"]["params"];
 			host.ui.setStatus(s.key, s.text ?? undefined);
+		} else if (method === "sessions/report") {
+			sessionTools.onReport(params as SidecarNotifications["sessions/report"]["params"]);
 		}
 	}
 

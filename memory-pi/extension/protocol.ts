@@ -13,6 +13,10 @@ export type PiRequests = {
 	"tool/execute": { params: ToolExecuteParams, result: ToolExecuteResult },
 	"command/run": { params: CommandParams, result: CommandResult },
 	"session/shutdown": { params: ShutdownParams, result: ShutdownResult },
+	"sessions/search": { params: SessionsSearchParams, result: SessionsToolResult },
+	"sessions/ask": { params: SessionsAskParams, result: SessionsToolResult },
+	"sessions/candidates": { params: SessionsCandidatesParams, result: SessionsCandidatesResult },
+	"sessions/expand": { params: SessionsExpandParams, result: SessionsExpandResult },
 };
 
 /** Requests the sidecar sends pi: method → params and result. */
@@ -26,6 +30,7 @@ export type SidecarRequests = {
 export type SidecarNotifications = {
 	"ui/notify": { params: Notification },
 	"ui/status": { params: StatusParams },
+	"sessions/report": { params: SessionReport },
 };
 
 /** `initialize`: the version handshake. */
@@ -256,6 +261,101 @@ export type ShutdownResult = {
 	finished: boolean,
 };
 
+/** `sessions/search`: one call of the `search-session` tool. */
+export type SessionsSearchParams = {
+	/** The calling session. */
+	caller: SessionCaller,
+	/** The arguments the model gave (any JSON; checked by the sidecar). */
+	args: unknown,
+};
+
+/** The session that calls a pi-session method, as the extension knows it (sent with every `sessions/*` request, so these methods do not depend on `session/start`). */
+export type SessionCaller = {
+	/** `ctx.cwd`. */
+	cwd: string,
+	/** pi's agent directory. */
+	agentDir: string,
+	/** `ctx.sessionManager.getSessionDir()`, when known (tells a flat `sessionDir` apart). */
+	sessionDir: string | null,
+	/** `ctx.sessionManager.getSessionId()`. */
+	sessionId: string | null,
+	/** `ctx.sessionManager.getSessionFile()` (`null` for an in-memory session). */
+	sessionFile: string | null,
+};
+
+/** The answer to `sessions/search` and `sessions/ask`: the tool result. */
+export type SessionsToolResult = {
+	/** The first text block: the status object as JSON. */
+	text: string,
+	/** A second text block, when there is guidance for the model (`ask-session`). */
+	guidance: string | null,
+	/** The result's `details`: the same status object. */
+	details: unknown,
+	/** Whether the call failed. */
+	isError: boolean,
+};
+
+/** `sessions/ask`: one call of the `ask-session` tool. */
+export type SessionsAskParams = {
+	/** The calling session. */
+	caller: SessionCaller,
+	/** The arguments the model gave (any JSON; checked by the sidecar). */
+	args: unknown,
+	/** How to start pi (`[node, ...execArgv, cli.js]`); the sidecar appends `--mode rpc --session <file>`. */
+	piCommand: Array<string>,
+};
+
+/** `sessions/candidates`: the completion list of an `@s:` / `@as:` token. */
+export type SessionsCandidatesParams = {
+	/** The calling session. */
+	caller: SessionCaller,
+	/** The token's prefix. */
+	prefix: RefPrefix,
+	/** What follows the prefix (a case-insensitive part of the name). */
+	query: string,
+};
+
+/** Which reference prefix is being completed. */
+export type RefPrefix = "s" | "as";
+
+/** The answer to `sessions/candidates`. */
+export type SessionsCandidatesResult = {
+	/** At most 20, most recently active first. */
+	items: Array<SessionCandidate>,
+	/** Why the sessions could not be listed (no items then). */
+	error: string | null,
+};
+
+/** One completion candidate. */
+export type SessionCandidate = {
+	/** Full session ID. */
+	id: string,
+	/** Session name. */
+	name: string,
+	/** Its working directory. */
+	cwd: string,
+	/** Its file. */
+	path: string,
+	/** Last activity (ISO 8601). */
+	activity: string,
+};
+
+/** `sessions/expand`: an input about to be submitted (sources `interactive` and `rpc`). */
+export type SessionsExpandParams = {
+	/** The calling session. */
+	caller: SessionCaller,
+	/** The input text. */
+	text: string,
+};
+
+/** The answer to `sessions/expand`. */
+export type SessionsExpandResult = {
+	/** The expanded text; `null` leaves the input unchanged. */
+	text: string | null,
+	/** A warning for the user (the sessions could not be enumerated; the input is unchanged). */
+	warning: string | null,
+};
+
 /** `model/complete`: one chat completion through pi's model registry. pi answers the [`ModelCompletion`], or errors `-32010` (model unresolvable) and `-32011` (provider failure). */
 export type ModelCompleteParams = {
 	/** `provider/model-id`. */
@@ -352,6 +452,16 @@ export type StatusParams = {
 	key: string,
 	/** Its text; `null` clears it. */
 	text: string | null,
+};
+
+/** `sessions/report` (notification): an accepted ask ended; the extension delivers it with `pi.sendMessage({customType, content, display: true, details}, {deliverAs: "steer", triggerTurn: true})`. */
+export type SessionReport = {
+	/** `session-report`. */
+	customType: string,
+	/** The report text (full target ID and path included). */
+	content: string,
+	/** `{status, id, name, cwd, path, answer?, error?}`. */
+	details: unknown,
 };
 
 /** The `data` of the `-32002` error answering an `initialize` with another protocol: enough for the extension to register an inert tool that returns the error's message. */

@@ -32,6 +32,18 @@ pub(crate) struct GlobalOptions {
     pub json: bool,
 }
 
+/// `--cwd` made absolute (the process's directory when absent).
+pub(crate) fn absolute_cwd(cwd: Option<PathBuf>) -> Result<PathBuf> {
+    let process_cwd = std::env::current_dir();
+    Ok(match cwd {
+        Some(path) if path.is_absolute() => path,
+        Some(path) => process_cwd
+            .context("cannot read the current directory to resolve --cwd")?
+            .join(path),
+        None => process_cwd.context("cannot read the current directory")?,
+    })
+}
+
 /// Global options, resolved once: the project, its configuration and where pi lives.
 pub(crate) struct Context {
     cwd: PathBuf,
@@ -44,14 +56,7 @@ pub(crate) struct Context {
 impl Context {
     /// Resolves the working directory, loads memory.json, and opens the project's store.
     pub(crate) fn from_options(opts: GlobalOptions) -> Result<Self> {
-        let process_cwd = std::env::current_dir();
-        let cwd = match opts.cwd {
-            Some(path) if path.is_absolute() => path,
-            Some(path) => process_cwd
-                .context("cannot read the current directory to resolve --cwd")?
-                .join(path),
-            None => process_cwd.context("cannot read the current directory")?,
-        };
+        let cwd = absolute_cwd(opts.cwd)?;
         let agent_dir = opts.agent_dir.or_else(default_agent_dir);
         let LoadedConfig {
             config, problems, ..

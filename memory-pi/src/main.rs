@@ -12,6 +12,7 @@
 
 mod cli;
 mod cli_io;
+mod cli_sessions;
 mod cli_tasks;
 
 use std::path::PathBuf;
@@ -84,6 +85,8 @@ enum Command {
     Extract(cli_tasks::ExtractArgs),
     /// Show which memories a prompt would surface, and the exact hidden message.
     Surface(cli_tasks::SurfaceArgs),
+    /// pi's past sessions: `list [--all] [--named]`, `search <query>` (pi-session's engine).
+    Sessions(cli_sessions::SessionsArgs),
     /// Run the pi sidecar: JSON-RPC over stdin/stdout (spawned by the pi extension).
     Serve,
     /// Print the `memory` tool's JSON schema as registered with pi.
@@ -129,6 +132,14 @@ fn run(cli: Cli) -> Result<()> {
             };
             return cli_io::cmd_mcp(global, args);
         }
+        Command::Sessions(args) => {
+            let at = cli_sessions::Where {
+                cwd: cli::absolute_cwd(cli.cwd)?,
+                agent_dir: cli.agent_dir.or_else(memory_core::default_agent_dir),
+                json: cli.json,
+            };
+            return cli_sessions::cmd_sessions(&at, args);
+        }
         _ => {}
     }
     let ctx = cli::Context::from_options(cli::GlobalOptions {
@@ -156,7 +167,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Surface(args) => cli_tasks::cmd_surface(&ctx, args),
         Command::Import(args) => cli_io::cmd_import(&ctx, args),
         Command::Export(args) => cli_io::cmd_export(&ctx, args),
-        Command::Serve | Command::ToolSchema | Command::Mcp(_) => {
+        Command::Serve | Command::ToolSchema | Command::Mcp(_) | Command::Sessions(_) => {
             unreachable!("dispatched above")
         }
     }

@@ -5,12 +5,15 @@
 //! * [`sessions`]: pi 1.6.0's session JSONL files — the reader, the project's session
 //!   listing and search (the memory tool's `scope: "sessions"`, PM-41) and the writer that
 //!   saves headless runs as session files (`sessionPersistence`, PM-80);
+//! * [`session_tools`]: pi-session's `search-session` and `ask-session` tools and the
+//!   `@s:` / `@as:` session references (PS-01..PS-35), on the same reader;
 //! * [`transcript`]: pi's `AgentMessage` JSON → the typed transcript extraction renders;
 //! * [`project_instructions`]: the `<project_instructions>` (AGENTS.md) blocks of a pi system
 //!   prompt, which extraction quotes (PM-67);
 //! * [`SessionFiles`]: the [`RunObserver`] that implements `sessionPersistence`.
 
 mod instructions;
+pub mod session_tools;
 pub mod sessions;
 pub mod transcript;
 

@@ -11,6 +11,7 @@ mod fuzz_regressions;
 mod http_model;
 mod nudge;
 mod persistence;
+mod pi_session_tools;
 mod pi_sessions;
 mod retrieval;
 mod surfacing;

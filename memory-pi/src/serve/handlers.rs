@@ -360,6 +360,8 @@ fn dream(server: &Server, confirmed: bool) -> CommandResult {
 
 /// `session/shutdown`: waits for in-flight background work, at most `lock.timeoutMs` (PM-51).
 pub(super) fn shutdown(server: &Server, _: ShutdownParams) -> Result<ShutdownResult, RpcError> {
+    // Asks end with their caller's lifecycle, and their late reports are dropped (PS-30).
+    server.pisession.close();
     let timeout = server
         .session()
         .map(|s| Duration::from_millis(s.cfg.lock.timeout_ms))

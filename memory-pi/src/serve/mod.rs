@@ -44,6 +44,10 @@
 //! | `tool/execute` | [`ToolExecuteParams`](protocol::ToolExecuteParams) | [`ToolExecuteResult`](protocol::ToolExecuteResult) |
 //! | `command/run` | [`CommandParams`](protocol::CommandParams) | [`CommandResult`](protocol::CommandResult) |
 //! | `session/shutdown` | [`ShutdownParams`](protocol::ShutdownParams) `{}` | [`ShutdownResult`](protocol::ShutdownResult) after in-flight work ended or `lock.timeoutMs` passed |
+//! | `sessions/search` | [`SessionsSearchParams`](protocol::SessionsSearchParams) | [`SessionsToolResult`](protocol::SessionsToolResult): `search-session` |
+//! | `sessions/ask` | [`SessionsAskParams`](protocol::SessionsAskParams) | [`SessionsToolResult`](protocol::SessionsToolResult): `ask-session` |
+//! | `sessions/candidates` | [`SessionsCandidatesParams`](protocol::SessionsCandidatesParams) | [`SessionsCandidatesResult`](protocol::SessionsCandidatesResult): `@s:` / `@as:` completion |
+//! | `sessions/expand` | [`SessionsExpandParams`](protocol::SessionsExpandParams) | [`SessionsExpandResult`](protocol::SessionsExpandResult): references on submit |
 //!
 //! `session/start`: `recorded` is the `data` of the last `custom` entry with customType
 //! `pimem-memory-index` on the branch; `sectionPatches` are, in branch order, the `sections`
@@ -79,6 +83,11 @@
 //! | `ui/confirm` | [`ConfirmParams`](protocol::ConfirmParams) | [`ConfirmResult`](protocol::ConfirmResult) (`false` without a UI) |
 //! | `ui/notify` (notification) | [`Notification`](protocol::Notification) | — shown only when pi has a UI (PM-79) |
 //! | `ui/status` (notification) | [`StatusParams`](protocol::StatusParams) | — |
+//! | `sessions/report` (notification) | [`SessionReport`](protocol::SessionReport) | — the end of an accepted ask, delivered with `pi.sendMessage(…, {deliverAs: "steer", triggerTurn: true})` |
+//!
+//! The `sessions/*` methods (pi-session, PS-01..PS-35) are described in the `sessions`
+//! module; `ask-session`'s design (a child `pi --mode rpc --session <file>` per ask,
+//! closed with the caller's lifecycle) in the `ask` module.
 //!
 //! `messages` are [`ModelMessage`](protocol::ModelMessage)s (`{role: "user", content}`,
 //! `{role: "assistant", text, toolCalls}`, `{role: "toolResult", toolCallId, toolName,
@@ -102,12 +111,14 @@
 //!   numbers from the sanitised value, which may count a few more bytes than the window.
 
 mod agent;
+mod ask;
 mod handlers;
 mod pimodel;
 pub mod protocol;
 mod rpc;
 mod section;
 mod session;
+mod sessions;
 mod tasks;
 
 use std::io::{self, BufRead, Write};
@@ -147,6 +158,8 @@ pub struct Server {
     /// its session (pi awaits `session/start`, but a pipelining client must get order too).
     starting: Mutex<usize>,
     started: Condvar,
+    /// pi-session: the session listing and the running asks (`sessions/*`).
+    pisession: sessions::PiSession,
 }
 
 impl Server {
@@ -157,6 +170,7 @@ impl Server {
             session: Mutex::new(None),
             starting: Mutex::new(0),
             started: Condvar::new(),
+            pisession: sessions::PiSession::default(),
         }
     }
 
@@ -237,6 +251,7 @@ pub fn serve(mut input: impl BufRead, output: Box<dyn Write + Send>) -> Result<(
     }
     // pi is gone: nobody can answer our requests any more.
     peer.close();
+    server.pisession.close();
     let drain = server
         .session()
         .map(|s| Duration::from_millis(s.cfg.lock.timeout_ms))
@@ -331,6 +346,7 @@ fn handle(server: &Arc<Server>, method: &str, params: Value) -> Result<Value, Rp
         }
         protocol::CommandParams::METHOD => answer(params, |p| handlers::command(server, p)),
         protocol::ShutdownParams::METHOD => answer(params, |p| handlers::shutdown(server, p)),
+        m if m.starts_with("sessions/") => sessions::route(server, m, params),
         other => Err(RpcError::new(
             code::METHOD_NOT_FOUND,
             format!("Method not found: {other}"),

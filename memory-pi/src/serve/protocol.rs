@@ -91,6 +91,10 @@ requests!(PiRequests {
     ToolExecuteParams: "tool/execute" -> ToolExecuteResult,
     CommandParams: "command/run" -> CommandResult,
     ShutdownParams: "session/shutdown" -> ShutdownResult,
+    SessionsSearchParams: "sessions/search" -> SessionsToolResult,
+    SessionsAskParams: "sessions/ask" -> SessionsToolResult,
+    SessionsCandidatesParams: "sessions/candidates" -> SessionsCandidatesResult,
+    SessionsExpandParams: "sessions/expand" -> SessionsExpandResult,
 });
 
 requests!(SidecarRequests {
@@ -102,6 +106,7 @@ requests!(SidecarRequests {
 notifications!(SidecarNotifications {
     Notification: "ui/notify",
     StatusParams: "ui/status",
+    SessionReport: "sessions/report",
 });
 
 /// Reads a request's `params` as `P`: anything but an object reads as `{}`; failures are
@@ -529,6 +534,157 @@ pub struct ShutdownParams {}
 pub struct ShutdownResult {
     /// Whether all work finished in time (otherwise it was cancelled).
     pub finished: bool,
+}
+
+// ------------------------------------------------------------------ pi-session (PS-01..35)
+
+/// The session that calls a pi-session method, as the extension knows it (sent with every
+/// `sessions/*` request, so these methods do not depend on `session/start`).
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SessionCaller {
+    /// `ctx.cwd`.
+    pub cwd: String,
+    /// pi's agent directory.
+    pub agent_dir: String,
+    /// `ctx.sessionManager.getSessionDir()`, when known (tells a flat `sessionDir` apart).
+    #[serde(default)]
+    pub session_dir: Option<String>,
+    /// `ctx.sessionManager.getSessionId()`.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// `ctx.sessionManager.getSessionFile()` (`null` for an in-memory session).
+    #[serde(default)]
+    pub session_file: Option<String>,
+}
+
+/// `sessions/search`: one call of the `search-session` tool.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct SessionsSearchParams {
+    /// The calling session.
+    pub caller: SessionCaller,
+    /// The arguments the model gave (any JSON; checked by the sidecar).
+    #[cfg_attr(test, ts(type = "unknown"))]
+    pub args: Value,
+}
+
+/// `sessions/ask`: one call of the `ask-session` tool.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SessionsAskParams {
+    /// The calling session.
+    pub caller: SessionCaller,
+    /// The arguments the model gave (any JSON; checked by the sidecar).
+    #[cfg_attr(test, ts(type = "unknown"))]
+    pub args: Value,
+    /// How to start pi (`[node, ...execArgv, cli.js]`); the sidecar appends
+    /// `--mode rpc --session <file>`.
+    pub pi_command: Vec<String>,
+}
+
+/// The answer to `sessions/search` and `sessions/ask`: the tool result.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SessionsToolResult {
+    /// The first text block: the status object as JSON.
+    pub text: String,
+    /// A second text block, when there is guidance for the model (`ask-session`).
+    pub guidance: Option<String>,
+    /// The result's `details`: the same status object.
+    #[cfg_attr(test, ts(type = "unknown"))]
+    pub details: Value,
+    /// Whether the call failed.
+    pub is_error: bool,
+}
+
+/// Which reference prefix is being completed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(TS))]
+#[serde(rename_all = "lowercase")]
+pub enum RefPrefix {
+    /// `@s:`: named sessions of the caller's cwd.
+    S,
+    /// `@as:`: named sessions of every project.
+    As,
+}
+
+/// `sessions/candidates`: the completion list of an `@s:` / `@as:` token.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct SessionsCandidatesParams {
+    /// The calling session.
+    pub caller: SessionCaller,
+    /// The token's prefix.
+    pub prefix: RefPrefix,
+    /// What follows the prefix (a case-insensitive part of the name).
+    #[serde(default, deserialize_with = "nullable")]
+    pub query: String,
+}
+
+/// One completion candidate.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct SessionCandidate {
+    /// Full session ID.
+    pub id: String,
+    /// Session name.
+    pub name: String,
+    /// Its working directory.
+    pub cwd: String,
+    /// Its file.
+    pub path: String,
+    /// Last activity (ISO 8601).
+    pub activity: String,
+}
+
+/// The answer to `sessions/candidates`.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct SessionsCandidatesResult {
+    /// At most 20, most recently active first.
+    pub items: Vec<SessionCandidate>,
+    /// Why the sessions could not be listed (no items then).
+    pub error: Option<String>,
+}
+
+/// `sessions/expand`: an input about to be submitted (sources `interactive` and `rpc`).
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct SessionsExpandParams {
+    /// The calling session.
+    pub caller: SessionCaller,
+    /// The input text.
+    pub text: String,
+}
+
+/// The answer to `sessions/expand`.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct SessionsExpandResult {
+    /// The expanded text; `null` leaves the input unchanged.
+    pub text: Option<String>,
+    /// A warning for the user (the sessions could not be enumerated; the input is unchanged).
+    pub warning: Option<String>,
+}
+
+/// `sessions/report` (notification): an accepted ask ended; the extension delivers it with
+/// `pi.sendMessage({customType, content, display: true, details}, {deliverAs: "steer",
+/// triggerTurn: true})`.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(TS))]
+#[serde(rename_all = "camelCase")]
+pub struct SessionReport {
+    /// `session-report`.
+    pub custom_type: String,
+    /// The report text (full target ID and path included).
+    pub content: String,
+    /// `{status, id, name, cwd, path, answer?, error?}`.
+    #[cfg_attr(test, ts(type = "unknown"))]
+    pub details: Value,
 }
 
 // ------------------------------------------------------------------ sidecar → pi

@@ -11,3 +11,4 @@ mod fuzz_regressions;
 mod import;
 mod mcp;
 mod serve;
+mod serve_sessions;

@@ -15,15 +15,15 @@ use serde_json::{Value, json};
 const WAIT: Duration = Duration::from_secs(20);
 
 /// A temp HOME, agent dir and project dir.
-struct Sandbox {
+pub struct Sandbox {
     _tmp: tempfile::TempDir,
-    home: PathBuf,
-    agent: PathBuf,
-    project: PathBuf,
+    pub home: PathBuf,
+    pub agent: PathBuf,
+    pub project: PathBuf,
 }
 
 impl Sandbox {
-    fn new() -> Self {
+    pub fn new() -> Self {
         let tmp = tempfile::tempdir().unwrap();
         let root = fs::canonicalize(tmp.path()).unwrap();
         let (home, agent, project) = (root.join("home"), root.join("agent"), root.join("project"));
@@ -72,7 +72,7 @@ impl Sandbox {
         p
     }
 
-    fn spawn(&self) -> Pi {
+    pub fn spawn(&self) -> Pi {
         Pi::spawn(&self.home, &self.project)
     }
 }
@@ -91,14 +91,14 @@ struct Script {
 }
 
 /// The pi side of one `pimem serve` process.
-struct Pi {
+pub struct Pi {
     child: Child,
     stdin: Option<ChildStdin>,
     rx: Receiver<Value>,
     next: u64,
     script: Script,
     /// Notifications received, in order.
-    notes: Vec<Value>,
+    pub notes: Vec<Value>,
     /// Requests the sidecar sent us, in order.
     asked: Vec<Value>,
     /// Responses read while waiting for another id.
@@ -235,7 +235,7 @@ impl Pi {
     }
 
     /// Sends a request and returns the whole response message.
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
         self.next += 1;
         let id = json!(self.next);
         self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
@@ -243,7 +243,7 @@ impl Pi {
     }
 
     /// Sends a request and returns its `result` (panics on an error response).
-    fn call(&mut self, method: &str, params: Value) -> Value {
+    pub fn call(&mut self, method: &str, params: Value) -> Value {
         let r = self.request(method, params);
         assert!(r.get("error").is_none(), "{method} failed: {r}");
         r["result"].clone()
@@ -256,7 +256,7 @@ impl Pi {
     }
 
     /// Waits for a notification whose message satisfies `pred`.
-    fn wait_note(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+    pub fn wait_note(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
         let deadline = Instant::now() + WAIT;
         loop {
             if let Some(n) = self.notes.iter().find(|n| pred(n)) {
@@ -276,7 +276,20 @@ impl Pi {
     }
 
     /// Closes stdin and returns the exit status.
-    fn finish(mut self) -> std::process::ExitStatus {
+    /// Closes stdin, reads everything the sidecar still writes, and returns every
+    /// notification received (before and after) with the exit status.
+    pub fn finish_collecting(mut self) -> (Vec<Value>, std::process::ExitStatus) {
+        drop(self.stdin.take());
+        while let Ok(m) = self.rx.recv_timeout(WAIT) {
+            if m.get("method").is_some() && m.get("id").is_none() {
+                self.notes.push(m);
+            }
+        }
+        let status = self.child.wait().unwrap();
+        (std::mem::take(&mut self.notes), status)
+    }
+
+    pub fn finish(mut self) -> std::process::ExitStatus {
         drop(self.stdin.take());
         self.child.wait().unwrap()
     }

@@ -65,6 +65,7 @@
 //! - A line with a lone UTF-16 surrogate escape (`\ud800`) does not parse and is skipped.
 //! - Case folding has no context rules (`Σ` always folds to `σ`, never `ς`).
 
+mod catalog;
 mod entry;
 mod matcher;
 mod paths;
@@ -79,6 +80,7 @@ mod tests;
 
 use std::path::PathBuf;
 
+pub use catalog::{Scope, SessionCatalog, SessionStorage};
 pub use entry::{
     CustomMessageEntry, EntryError, EntryMeta, MessageEntry, Role, SessionEntry, SessionHeader,
     TextSource,

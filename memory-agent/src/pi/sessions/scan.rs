@@ -118,16 +118,17 @@ pub(crate) fn probe(path: &Path, buf: &mut Vec<u8>) -> io::Result<Option<Probe>>
     }))
 }
 
-struct OwnedHeader {
-    id: String,
-    cwd: String,
-    parent_session: Option<String>,
-    timestamp: Option<String>,
+/// The header fields a listing keeps.
+pub(crate) struct OwnedHeader {
+    pub(crate) id: String,
+    pub(crate) cwd: String,
+    pub(crate) parent_session: Option<String>,
+    pub(crate) timestamp: Option<String>,
 }
 
 /// Finds the first non-blank line and parses it as the header. Returns the file offset just
 /// after that line too.
-fn read_header(
+pub(crate) fn read_header(
     file: &mut File,
     len: u64,
     buf: &mut Vec<u8>,
@@ -189,29 +190,8 @@ fn last_activity(
                 None => &[],
             };
         }
-        let mut end = region.len();
-        loop {
-            let line_start = memrchr(b'\n', &region[..end]).map_or(0, |i| i + 1);
-            let line = &region[line_start..end];
-            if !is_blank(line)
-                && let Ok(w) = serde_json::from_slice::<ActivityWire<'_>>(line)
-                && let Activity::Message {
-                    time_ms,
-                    entry_time,
-                } = w.activity()
-            {
-                let t = match time_ms {
-                    Some(ms) => from_millis(ms),
-                    None => entry_time.and_then(parse_iso),
-                };
-                if let Some(t) = t.filter(|t| *t > Timestamp::UNIX_EPOCH) {
-                    return Ok(Some(t));
-                }
-            }
-            if line_start == 0 {
-                break;
-            }
-            end = line_start - 1;
+        if let Some(t) = last_activity_in(region) {
+            return Ok(Some(t));
         }
         if start <= body_start {
             return Ok(None);
@@ -220,8 +200,42 @@ fn last_activity(
     }
 }
 
+/// The time of the last user/assistant message with content among the complete lines of
+/// `region` (pi's activity rule, scanning backwards), if there is one.
+pub(crate) fn last_activity_in(region: &[u8]) -> Option<Timestamp> {
+    let mut end = region.len();
+    loop {
+        let line_start = memrchr(b'\n', &region[..end]).map_or(0, |i| i + 1);
+        let line = &region[line_start..end];
+        if !is_blank(line)
+            && let Ok(w) = serde_json::from_slice::<ActivityWire<'_>>(line)
+            && let Activity::Message {
+                time_ms,
+                entry_time,
+            } = w.activity()
+        {
+            let t = match time_ms {
+                Some(ms) => from_millis(ms),
+                None => entry_time.and_then(parse_iso),
+            };
+            if let Some(t) = t.filter(|t| *t > Timestamp::UNIX_EPOCH) {
+                return Some(t);
+            }
+        }
+        if line_start == 0 {
+            return None;
+        }
+        end = line_start - 1;
+    }
+}
+
 /// Reads up to `want` bytes at `offset` into `buf[..n]`, returning `n` (short at EOF).
-fn read_at(file: &mut File, offset: u64, want: usize, buf: &mut Vec<u8>) -> io::Result<usize> {
+pub(crate) fn read_at(
+    file: &mut File,
+    offset: u64,
+    want: usize,
+    buf: &mut Vec<u8>,
+) -> io::Result<usize> {
     if buf.len() < want {
         buf.resize(want, 0);
     }
@@ -239,7 +253,7 @@ fn read_at(file: &mut File, offset: u64, want: usize, buf: &mut Vec<u8>) -> io::
 }
 
 /// The name set by the latest `session_info` line of a region sequence.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct NameTracker {
     name: Option<String>,
 }
@@ -265,6 +279,11 @@ impl NameTracker {
                 break;
             }
         }
+    }
+
+    /// Continues from a known name (a cached listing reading only appended lines).
+    pub(crate) fn starting_with(name: Option<String>) -> NameTracker {
+        NameTracker { name }
     }
 
     /// The current name.
@@ -297,7 +316,7 @@ pub(crate) fn from_millis(ms: f64) -> Option<Timestamp> {
     Timestamp::from_millisecond(ms.trunc() as i64).ok()
 }
 
-fn from_system_time(t: SystemTime) -> Option<Timestamp> {
+pub(crate) fn from_system_time(t: SystemTime) -> Option<Timestamp> {
     Timestamp::try_from(t).ok()
 }
 

@@ -30,6 +30,10 @@ pub struct SessionSearchOptions {
     /// Also search tool results. Default `false`: the memory tool recalls the conversation,
     /// and tool output (file dumps, build logs) would drown it (PS-19 excludes it too).
     pub include_tool_results: bool,
+    /// Search only the text blocks of `user` and `assistant` messages: no custom messages,
+    /// compaction or branch summaries (and no tool results, whatever
+    /// `include_tool_results` says). Default `false`; `search-session` sets it (PS-19).
+    pub user_and_assistant_only: bool,
     /// Worker threads; `0` = the machine's parallelism, capped at 4.
     pub threads: usize,
 }
@@ -41,6 +45,7 @@ impl Default for SessionSearchOptions {
             max_matches: 5,
             max_segment_chars: 2000,
             include_tool_results: false,
+            user_and_assistant_only: false,
             threads: 0,
         }
     }
@@ -356,7 +361,8 @@ pub(crate) fn search_file(
         matcher,
         max_matches: opts.max_matches.max(1),
         max_chars: opts.max_segment_chars.max(1),
-        include_tool_results: opts.include_tool_results,
+        include_tool_results: opts.include_tool_results && !opts.user_and_assistant_only,
+        user_and_assistant_only: opts.user_and_assistant_only,
         segments: Vec::new(),
         truncated: false,
     };
@@ -379,6 +385,7 @@ struct Collector<'m> {
     max_matches: usize,
     max_chars: usize,
     include_tool_results: bool,
+    user_and_assistant_only: bool,
     segments: Vec<Segment>,
     /// Set once a segment beyond `max_matches` was seen; stops matching.
     truncated: bool,
@@ -421,8 +428,12 @@ impl Collector<'_> {
         let (matcher, max_chars, max_matches) = (self.matcher, self.max_chars, self.max_matches);
         let segments = &mut self.segments;
         let truncated = &mut self.truncated;
+        let conversation_only = self.user_and_assistant_only;
         entry.for_each_text(self.include_tool_results, |source, text| {
-            if *truncated {
+            if *truncated
+                || (conversation_only
+                    && !matches!(source, TextSource::User | TextSource::Assistant))
+            {
                 return;
             }
             matcher.for_each_segment(text, max_chars, |cut| {
@@ -440,7 +451,7 @@ impl Collector<'_> {
 /// Runs `work(i)` for `i in 0..len` on `threads` workers (each with its own scratch buffer)
 /// and returns the results by index. `stop` sees results in index order and may end the run:
 /// once it returns `true`, no new index is started; indices never started stay `None`.
-fn run_ordered<T: Send>(
+pub(crate) fn run_ordered<T: Send>(
     len: usize,
     threads: usize,
     work: impl Fn(usize, &mut Vec<u8>) -> T + Sync,
