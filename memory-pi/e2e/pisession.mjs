@@ -20,7 +20,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const hide = (s) => [...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
 
 export async function run(h) {
-	const { W, HERE, EXT, PI_CLI, check, eq, makeAgent, env, mark, requests, jsonl, textOf } = h;
+	const { W, HERE, EXT, RELOAD_EXT, PI_CLI, check, eq, makeAgent, env, mark, requests, jsonl, textOf } = h;
 	const A = makeAgent("agent-ps", { lock: { timeoutMs: 300 } });
 	const settings = JSON.parse(readFileSync(join(A, "settings.json"), "utf8"));
 	settings.packages = [EXT, join(HERE, "pisession-ext")];
@@ -156,7 +156,7 @@ export async function run(h) {
 	a = searchQ("PS4d", join(Q, "sub"));
 	check("PS4: a child of a listed directory is refused", a.isError === true && a.error.includes("is not listed") && a.error.includes(settingFile), JSON.stringify(a));
 	a = searchQ("PS4e", "proj-q");
-	eq("PS4: a relative cwd is refused", a, { status: "error", error: 'cwd "proj-q" must be an absolute path', isError: true });
+	eq("PS4: a relative cwd is refused", [a.isError, a.status, a.error], [true, "error", 'cwd "proj-q" must be an absolute path']);
 
 	// ------------------------------------------------------------ @s: / @as: expansion
 	const sentence = (name, file) => `Read or search ${name} ${file} if more context is needed.`;
@@ -189,7 +189,7 @@ export async function run(h) {
 	{
 		const before = filesOf(P).length;
 		const tBefore = jsonl(TF).length;
-		const g = rpcPi("PS7", P);
+		const g = rpcPi("PS7", P, ["-e", RELOAD_EXT]);
 		try {
 			const state = await g.send({ type: "get_state" });
 			const me = state.sessionId;
@@ -246,7 +246,8 @@ export async function run(h) {
 			const slow = results(callerFile, "ask-session").at(-1);
 			eq("PS8: a new ask is accepted once the first reported", slow?.status.status, "accepted");
 			await sleep(800); // the target has sent its (delayed) model request
-			await g.prompt("/e2e-reload");
+			const reloaded = await g.prompt("/e2e-reload");
+			eq("PS8: the caller reloads (a command, handled)", reloaded?.disposition, "handled");
 			await sleep(4500);
 			const late = g.records.filter((x) => x.type === "message_end" && x.message?.customType === "session-report");
 			eq("PS8: after a reload no late report reaches the replacement lifecycle", late.length, 1);

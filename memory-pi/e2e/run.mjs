@@ -365,7 +365,7 @@ check("X4: two duplicates exist", existsSync(join(MEM2, "Build-command.md")) && 
 
 // ================================================================== pi-session (issue 10)
 // search-session, @s:/@as:, ask-session and the TUI: memory-pi/e2e/pisession.mjs.
-await (await import("./pisession.mjs")).run({ W, HERE, EXT, PI_CLI, check, eq, makeAgent, env, mark, requests, jsonl, textOf });
+await (await import("./pisession.mjs")).run({ W, HERE, EXT, RELOAD_EXT, PI_CLI, check, eq, makeAgent, env, mark, requests, jsonl, textOf });
 
 // ------------------------------------------------------------------ done
 fake.kill();

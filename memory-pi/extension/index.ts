@@ -501,7 +501,7 @@ export default function pimem(pi: ExtensionAPI) {
 				mode: ctx.mode,
 				sessionId: ctx.sessionManager.getSessionId(),
 				sessionFile,
-				sessionDir: ctx.sessionManager.getSessionDir() ?? null,
+				sessionDir: ctx.sessionManager.getSessionDir() || null, // "" with --no-session
 				child,
 				recorded,
 				sectionPatches,

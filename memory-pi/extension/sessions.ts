@@ -62,7 +62,8 @@ export function registerSessionTools(pi: ExtensionAPI, host: SessionHost): { onR
 	const caller = (ctx: ExtensionContext): SessionCaller => ({
 		cwd: ctx.cwd,
 		agentDir: host.agentDir(),
-		sessionDir: ctx.sessionManager.getSessionDir() ?? null,
+		// `--no-session` reports "" (no directory): absent.
+		sessionDir: ctx.sessionManager.getSessionDir() || null,
 		sessionId: ctx.sessionManager.getSessionId(),
 		sessionFile: ctx.sessionManager.getSessionFile() ?? null,
 	});

@@ -260,6 +260,15 @@ mod tests {
         });
         assert!(matches!(c.storage, SessionStorage::PerCwd { .. }));
         assert_eq!(c.session_id, None);
+        // `--no-session`: pi reports "" as the session directory.
+        let c = caller(&SessionCaller {
+            cwd: "/home/u/app".into(),
+            agent_dir: "/home/u/.pi/agent".into(),
+            session_dir: Some(String::new()),
+            session_id: None,
+            session_file: None,
+        });
+        assert!(matches!(c.storage, SessionStorage::PerCwd { .. }));
         let c = caller(&SessionCaller {
             cwd: "/home/u/app".into(),
             agent_dir: "/home/u/.pi/agent".into(),

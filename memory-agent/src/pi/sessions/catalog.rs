@@ -78,6 +78,8 @@ impl SessionStorage {
     pub fn detect(agent_dir: &Path, cwd: &Path, session_dir: Option<&Path>) -> SessionStorage {
         let root = default_session_root(agent_dir);
         match session_dir {
+            // pi reports "" for an in-memory session (`--no-session`): no directory.
+            Some(dir) if dir.as_os_str().is_empty() => SessionStorage::PerCwd { root },
             Some(dir) if !same_dir(dir, &session_dir_for_cwd(&root, cwd)) => SessionStorage::Flat {
                 dir: dir.to_path_buf(),
             },
