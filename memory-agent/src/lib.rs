@@ -53,7 +53,8 @@
 //!   compare-and-swap versions, so a memory another process changes during the dream is
 //!   never overwritten (the model gets `Memory conflict: stale version`).
 //! - [`nudge`]: the session-start nudge ([`should_nudge`], PM-70), both thresholds (AND).
-//! - [`pi`]: everything that knows pi's formats — session files (reader, search, writer),
+//! - [`pi`]: everything that knows pi's formats — session files (reader, search, cached
+//!   listing, writer), pi-session's tools and references ([`pi::session_tools`]),
 //!   `AgentMessage` JSON, `<project_instructions>` blocks, `sessionPersistence`.
 //! - `http` (feature `http`, TLS with `http-tls`): an OpenAI-compatible [`Model`].
 //!

@@ -5,6 +5,9 @@
 // newline-delimited JSON-RPC 2.0 (protocol 1, documented in memory-pi/src/serve/mod.rs),
 // and answers the sidecar's requests for model calls and UI dialogs through pi.
 //
+// pi-session (the search-session and ask-session tools, @s:/@as: references) is ./sessions.ts,
+// registered from here and forwarding to the same sidecar.
+//
 // The binary is found via $PIMEM_BIN, then ./bin/pimem next to this file (put there by
 // `cargo xtask install`), then `pimem` on PATH.
 //

@@ -39,6 +39,12 @@
 //! ([`SessionSearch::limit_reached`]). The original (1.3.4) instead took the 10 newest
 //! sessions and at most 5 matches in total; the per-session limits follow the issue.
 //!
+//! # Cached listing
+//! [`SessionCatalog`] lists sessions (one project's, or every project's in a
+//! [`SessionStorage`]) by the same rules, remembering per file what it read so that a later
+//! listing only `stat`s unchanged files and reads only the lines appended since (the `@s:` /
+//! `@as:` completion and `ask-session`'s lookup).
+//!
 //! # How it stays fast
 //! Files are streamed in 1 MiB reads, never mapped. A listing reads only each file's header
 //! and its tail (the last activity is near the end). The search then runs a raw-byte
