@@ -187,28 +187,34 @@ pub fn expand_references(text: &str, catalog: &SessionCatalog, caller: &Caller) 
     if tokens.is_empty() {
         return Expansion::Unchanged;
     }
-    let mut lists: [Option<Vec<SessionInfo>>; 2] = [None, None];
-    for t in &tokens {
-        let slot = &mut lists[t.scope as usize];
-        if slot.is_none() {
-            match catalog.list(&caller.storage, &t.scope.scope(caller)) {
-                Ok(list) => *slot = Some(list),
-                Err(e) => {
-                    return Expansion::Failed(format!(
-                        "Session references were not expanded (the input is sent unchanged): {e}"
-                    ));
+    // One listing per scope, for every ID of that scope at once.
+    let mut found: Vec<Option<SessionInfo>> = vec![None; tokens.len()];
+    for scope in [RefScope::Cwd, RefScope::All] {
+        let at: Vec<usize> = (0..tokens.len())
+            .filter(|&i| tokens[i].scope == scope)
+            .collect();
+        if at.is_empty() {
+            continue;
+        }
+        let ids: Vec<&str> = at.iter().map(|&i| tokens[i].query).collect();
+        match catalog.find_all(&caller.storage, &scope.scope(caller), &ids) {
+            Ok(sessions) => {
+                for (i, s) in at.into_iter().zip(sessions) {
+                    found[i] = s;
                 }
+            }
+            Err(e) => {
+                return Expansion::Failed(format!(
+                    "Session references were not expanded (the input is sent unchanged): {e}"
+                ));
             }
         }
     }
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     let mut changed = false;
-    for t in &tokens {
-        let found = lists[t.scope as usize]
-            .as_ref()
-            .and_then(|l| l.iter().find(|s| s.id == t.query));
-        if let Some(s) = found {
+    for (t, s) in tokens.iter().zip(&found) {
+        if let Some(s) = s {
             out.push_str(&text[at..t.range.start]);
             let path = std::path::absolute(&s.path).unwrap_or_else(|_| s.path.clone());
             out.push_str(&reference_sentence(

@@ -23,7 +23,8 @@
 //! - The cache grows with the number of session files seen (a few hundred bytes each) and
 //!   lives as long as the catalog (the sidecar keeps one per pi session runtime).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
 use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom};
 use std::ops::ControlFlow;
@@ -156,6 +157,8 @@ struct Cached {
     parent_session: Option<String>,
     created: Option<Timestamp>,
     name: Option<String>,
+    /// `name`, case-folded for the name queries.
+    folded_name: Option<String>,
     /// The last user/assistant activity found in the consumed lines.
     activity: Option<Timestamp>,
 }
@@ -220,7 +223,23 @@ impl Cached {
 /// ```
 #[derive(Debug, Default)]
 pub struct SessionCatalog {
-    cache: Mutex<HashMap<PathBuf, Cached>>,
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// Incremented by every refresh; a file not seen by the latest one is forgotten.
+    generation: u64,
+    /// Per directory, per file name.
+    dirs: HashMap<PathBuf, HashMap<OsString, Slot>>,
+}
+
+#[derive(Debug)]
+struct Slot {
+    stamp: Stamp,
+    seen: u64,
+    /// `None`: not a session file (remembered, so it is not read again until it changes).
+    entry: Option<Cached>,
 }
 
 impl SessionCatalog {
@@ -239,20 +258,11 @@ impl SessionCatalog {
         storage: &SessionStorage,
         scope: &Scope,
     ) -> Result<Vec<SessionInfo>, SessionError> {
-        let filter = match (storage, scope) {
-            (SessionStorage::Flat { .. }, Scope::Project(cwd)) => Some(cwd.as_path()),
-            _ => None,
-        };
-        let mut out: Vec<SessionInfo> = self
-            .refresh(&storage.dirs(scope)?)?
-            .into_iter()
-            .filter(|s| filter.is_none_or(|c| Path::new(&s.cwd) == c))
-            .collect();
-        out.sort_by(|a, b| {
-            b.modified
-                .cmp(&a.modified)
-                .then_with(|| a.path.cmp(&b.path))
-        });
+        let mut out = Vec::new();
+        self.each(storage, scope, |dir, name, c| {
+            out.push(c.info(&dir.join(name)))
+        })?;
+        sort_newest_first(&mut out);
         Ok(out)
     }
 
@@ -270,12 +280,15 @@ impl SessionCatalog {
         limit: usize,
     ) -> Result<Vec<SessionInfo>, SessionError> {
         let q = fold(query);
-        Ok(self
-            .list(storage, scope)?
-            .into_iter()
-            .filter(|s| s.name.as_deref().is_some_and(|n| fold(n).contains(&q)))
-            .take(limit)
-            .collect())
+        let mut out = Vec::new();
+        self.each(storage, scope, |dir, name, c| {
+            if c.folded_name.as_deref().is_some_and(|n| n.contains(&q)) {
+                out.push(c.info(&dir.join(name)));
+            }
+        })?;
+        sort_newest_first(&mut out);
+        out.truncate(limit);
+        Ok(out)
     }
 
     /// The session of `scope` whose id is exactly `id`, if any (the newest one when
@@ -289,94 +302,155 @@ impl SessionCatalog {
         scope: &Scope,
         id: &str,
     ) -> Result<Option<SessionInfo>, SessionError> {
-        Ok(self.list(storage, scope)?.into_iter().find(|s| s.id == id))
+        Ok(self.find_all(storage, scope, &[id])?.pop().flatten())
     }
 
-    /// Brings the cache up to date for `dirs` and returns their sessions (unordered).
-    fn refresh(&self, dirs: &[PathBuf]) -> Result<Vec<SessionInfo>, SessionError> {
-        let mut files: Vec<(PathBuf, Stamp)> = Vec::new();
-        for dir in dirs {
-            list_files(dir, &mut files)?;
-        }
-        let scanned: HashSet<&Path> = dirs.iter().map(PathBuf::as_path).collect();
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        // Work for the files whose entry is missing or stale.
-        let stale: Vec<(usize, Option<Cached>)> = files
-            .iter()
-            .enumerate()
-            .filter_map(|(i, (path, stamp))| match cache.get(path) {
-                Some(c) if c.stamp == *stamp => None,
-                Some(c) => Some((i, Some(c.clone()))),
-                None => Some((i, None)),
+    /// [`SessionCatalog::find`] for several ids with one listing, in the order given.
+    ///
+    /// # Errors
+    /// As [`SessionCatalog::list`].
+    pub fn find_all(
+        &self,
+        storage: &SessionStorage,
+        scope: &Scope,
+        ids: &[&str],
+    ) -> Result<Vec<Option<SessionInfo>>, SessionError> {
+        let mut found: Vec<Vec<SessionInfo>> = vec![Vec::new(); ids.len()];
+        self.each(storage, scope, |dir, name, c| {
+            for (i, id) in ids.iter().enumerate() {
+                if c.id == *id {
+                    found[i].push(c.info(&dir.join(name)));
+                }
+            }
+        })?;
+        Ok(found
+            .into_iter()
+            .map(|mut v| {
+                sort_newest_first(&mut v);
+                v.into_iter().next()
             })
-            .collect();
-        let threads = std::thread::available_parallelism()
-            .map(|n| n.get().min(4))
-            .unwrap_or(1)
-            .clamp(1, stale.len().max(1));
-        let updated = run_ordered(
-            stale.len(),
-            threads,
-            |k, buf| {
-                let (i, previous) = &stale[k];
-                let (path, stamp) = &files[*i];
-                read_entry(path, *stamp, previous.as_ref(), buf)
-            },
-            |_| false,
-        );
-        let mut fresh: HashMap<usize, Option<Cached>> = HashMap::with_capacity(stale.len());
-        for ((i, _), c) in stale.iter().zip(updated) {
-            fresh.insert(*i, c.and_then(Result::ok).flatten());
-        }
-        let mut old = std::mem::take(&mut *cache);
-        let mut out = Vec::with_capacity(files.len());
-        for (i, (path, _)) in files.into_iter().enumerate() {
-            let entry = match fresh.remove(&i) {
-                Some(updated) => updated,
-                None => old.remove(&path),
+            .collect())
+    }
+
+    /// Brings the cache up to date for the scope's directories, then calls `f` with each
+    /// session of the scope (directory, file name, what is known).
+    fn each(
+        &self,
+        storage: &SessionStorage,
+        scope: &Scope,
+        mut f: impl FnMut(&Path, &OsStr, &Cached),
+    ) -> Result<(), SessionError> {
+        let dirs = storage.dirs(scope)?;
+        let filter = match (storage, scope) {
+            (SessionStorage::Flat { .. }, Scope::Project(cwd)) => Some(cwd.as_path()),
+            _ => None,
+        };
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        refresh(&mut state, &dirs)?;
+        for dir in &dirs {
+            let Some(files) = state.dirs.get(dir) else {
+                continue;
             };
-            if let Some(c) = entry {
-                out.push(c.info(&path));
-                cache.insert(path, c);
+            for (name, slot) in files {
+                if let Some(c) = &slot.entry
+                    && filter.is_none_or(|cwd| Path::new(&c.cwd) == cwd)
+                {
+                    f(dir, name, c);
+                }
             }
         }
-        // Files gone from the scanned directories are forgotten; other directories' entries
-        // stay cached.
-        old.retain(|p, _| !p.parent().is_some_and(|d| scanned.contains(d)));
-        cache.extend(old);
-        Ok(out)
+        Ok(())
     }
 }
 
-/// Every `*.jsonl` file directly in `dir` with its stamp. A missing directory has none.
-fn list_files(dir: &Path, out: &mut Vec<(PathBuf, Stamp)>) -> Result<(), SessionError> {
-    let read_dir = match fs::read_dir(dir) {
-        Ok(r) => r,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(source) => {
-            return Err(SessionError::ReadDir {
-                path: dir.to_path_buf(),
-                source,
-            });
-        }
-    };
-    for entry in read_dir {
-        let entry = entry.map_err(|source| SessionError::ReadDir {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-        let name = entry.file_name();
-        if !name.as_encoded_bytes().ends_with(b".jsonl") {
-            continue;
-        }
-        let path = entry.path();
-        // `fs::metadata` follows a symlink, as pi's `statSync` does; a file that vanished
-        // since the directory was read is skipped.
-        let Ok(meta) = fs::metadata(&path) else {
-            continue;
+/// Newest activity first, ties by path (the order of [`super::list_sessions`]).
+fn sort_newest_first(v: &mut [SessionInfo]) {
+    v.sort_by(|a, b| {
+        b.modified
+            .cmp(&a.modified)
+            .then_with(|| a.path.cmp(&b.path))
+    });
+}
+
+/// Brings `state` up to date for `dirs`: one `stat` per file, reads only for new or changed
+/// files (in parallel), forgets files that are gone.
+fn refresh(state: &mut State, dirs: &[PathBuf]) -> Result<(), SessionError> {
+    state.generation += 1;
+    let generation = state.generation;
+    // (directory, file name, stamp, what was known before)
+    let mut work: Vec<(PathBuf, OsString, Stamp, Option<Cached>)> = Vec::new();
+    for dir in dirs {
+        let files = state.dirs.entry(dir.clone()).or_default();
+        let read_dir = match fs::read_dir(dir) {
+            Ok(r) => r,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                files.clear();
+                continue;
+            }
+            Err(source) => {
+                return Err(SessionError::ReadDir {
+                    path: dir.clone(),
+                    source,
+                });
+            }
         };
-        if meta.is_file() {
-            out.push((path, Stamp::of(&meta)));
+        for entry in read_dir {
+            let entry = entry.map_err(|source| SessionError::ReadDir {
+                path: dir.clone(),
+                source,
+            })?;
+            let name = entry.file_name();
+            if !name.as_encoded_bytes().ends_with(b".jsonl") {
+                continue;
+            }
+            // `DirEntry::metadata` is an `fstatat` relative to the directory (no path walk);
+            // a symlink is followed, as pi's `statSync` does. A file that vanished since the
+            // directory was read is skipped.
+            let meta = match entry.file_type() {
+                Ok(t) if t.is_symlink() => fs::metadata(entry.path()),
+                _ => entry.metadata(),
+            };
+            let Ok(meta) = meta else { continue };
+            if !meta.is_file() {
+                continue;
+            }
+            let stamp = Stamp::of(&meta);
+            match files.get_mut(&name) {
+                Some(slot) if slot.stamp == stamp => slot.seen = generation,
+                Some(slot) => work.push((dir.clone(), name, stamp, slot.entry.clone())),
+                None => work.push((dir.clone(), name, stamp, None)),
+            }
+        }
+    }
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get().min(4))
+        .unwrap_or(1)
+        .clamp(1, work.len().max(1));
+    let read = run_ordered(
+        work.len(),
+        threads,
+        |k, buf| {
+            let (dir, name, stamp, previous) = &work[k];
+            read_entry(&dir.join(name), *stamp, previous.as_ref(), buf)
+        },
+        |_| false,
+    );
+    for ((dir, name, stamp, _), result) in work.into_iter().zip(read) {
+        // An unreadable file is not remembered: it is tried again next time.
+        if let Some(Ok(entry)) = result {
+            state.dirs.entry(dir).or_default().insert(
+                name,
+                Slot {
+                    stamp,
+                    seen: generation,
+                    entry,
+                },
+            );
+        }
+    }
+    for dir in dirs {
+        if let Some(files) = state.dirs.get_mut(dir) {
+            files.retain(|_, slot| slot.seen == generation);
         }
     }
     Ok(())
@@ -417,6 +491,7 @@ fn read_entry(
         parent_session: header.parent_session,
         created: header.timestamp.as_deref().and_then(parse_iso),
         name: None,
+        folded_name: None,
         activity: None,
     };
     if header_end as usize > entry.header_line.len() {
@@ -461,6 +536,7 @@ fn scan_lines(r: &mut impl Read, buf: &mut Vec<u8>, entry: &mut Cached) -> io::R
         ControlFlow::Continue(())
     })?;
     entry.name = names.into_name();
+    entry.folded_name = entry.name.as_deref().map(fold);
     entry.activity = activity;
     entry.consumed = consumed;
     Ok(())
