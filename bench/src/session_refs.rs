@@ -11,6 +11,7 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
+use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, ensure};
 use memory_agent::pi::session_tools::{Caller, RefScope, candidates};
@@ -29,8 +30,8 @@ pub(crate) fn run() -> Result<()> {
         "`@as:` candidates (query `{QUERY}`: named sessions of every project, 20 most recent) \
          over pi-shaped session files of 1–6 KB, {PER_PROJECT} per project directory, every \
          third one named. Cold: a new catalog (every file read; page cache warm). Warm: the \
-         same catalog again (the sidecar's steady state). Uncached: every file read completely \
-         on each call.\n"
+         same catalog again (the sidecar's steady state: one `stat` per file, whose cost \
+         `find` shows). Uncached: every file read completely on each call.\n"
     );
     println!("{HEADER}");
     let mut warm_10k = None;
@@ -64,6 +65,15 @@ pub(crate) fn run() -> Result<()> {
             "{}",
             timing::row(&format!("{n} files: warm (cached catalog)"), &warm)
         );
+        if let Some(floor) = stat_floor(&root) {
+            println!(
+                "{}",
+                timing::row(
+                    &format!("{n} files: `find -printf '%s %T@'` (one stat per file: the floor)"),
+                    &floor
+                )
+            );
+        }
         println!(
             "{}",
             timing::row(&format!("{n} files: cold (new catalog)"), &cold)
@@ -86,6 +96,20 @@ pub(crate) fn run() -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// `find` stat-ing every session file (what a warm listing cannot avoid), spawned like the
+/// ripgrep baseline; `None` without `find`.
+fn stat_floor(root: &Path) -> Option<timing::Stats> {
+    let run = || {
+        Command::new("find")
+            .arg(root)
+            .args(["-name", "*.jsonl", "-printf", "%s %T@\\n"])
+            .stdout(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    run().then(|| timing::measure(20, run))
 }
 
 /// Every project directory listed with full reads (no cache).

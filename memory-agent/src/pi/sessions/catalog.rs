@@ -377,44 +377,30 @@ fn sort_newest_first(v: &mut [SessionInfo]) {
 fn refresh(state: &mut State, dirs: &[PathBuf]) -> Result<(), SessionError> {
     state.generation += 1;
     let generation = state.generation;
+    // Directories are listed and their files `stat`ed in parallel: on a warm catalog that is
+    // all the work there is.
+    let threads = |jobs: usize| {
+        std::thread::available_parallelism()
+            .map(|n| n.get().min(4))
+            .unwrap_or(1)
+            .clamp(1, jobs.max(1))
+    };
+    let listed = run_ordered(
+        dirs.len(),
+        threads(dirs.len()),
+        |i, _| list_dir(&dirs[i]),
+        |_| false,
+    );
     // (directory, file name, stamp, what was known before)
     let mut work: Vec<(PathBuf, OsString, Stamp, Option<Cached>)> = Vec::new();
-    for dir in dirs {
-        let files = state.dirs.entry(dir.clone()).or_default();
-        let read_dir = match fs::read_dir(dir) {
-            Ok(r) => r,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                files.clear();
-                continue;
-            }
-            Err(source) => {
-                return Err(SessionError::ReadDir {
-                    path: dir.clone(),
-                    source,
-                });
-            }
+    for (dir, listing) in dirs.iter().zip(listed) {
+        // `None`: the directory does not exist (its files are forgotten below).
+        let listing = match listing {
+            Some(result) => result?,
+            None => None,
         };
-        for entry in read_dir {
-            let entry = entry.map_err(|source| SessionError::ReadDir {
-                path: dir.clone(),
-                source,
-            })?;
-            let name = entry.file_name();
-            if !name.as_encoded_bytes().ends_with(b".jsonl") {
-                continue;
-            }
-            // `DirEntry::metadata` is an `fstatat` relative to the directory (no path walk);
-            // a symlink is followed, as pi's `statSync` does. A file that vanished since the
-            // directory was read is skipped.
-            let meta = match entry.file_type() {
-                Ok(t) if t.is_symlink() => fs::metadata(entry.path()),
-                _ => entry.metadata(),
-            };
-            let Ok(meta) = meta else { continue };
-            if !meta.is_file() {
-                continue;
-            }
-            let stamp = Stamp::of(&meta);
+        let files = state.dirs.entry(dir.clone()).or_default();
+        for (name, stamp) in listing.into_iter().flatten() {
             match files.get_mut(&name) {
                 Some(slot) if slot.stamp == stamp => slot.seen = generation,
                 Some(slot) => work.push((dir.clone(), name, stamp, slot.entry.clone())),
@@ -422,13 +408,9 @@ fn refresh(state: &mut State, dirs: &[PathBuf]) -> Result<(), SessionError> {
             }
         }
     }
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get().min(4))
-        .unwrap_or(1)
-        .clamp(1, work.len().max(1));
     let read = run_ordered(
         work.len(),
-        threads,
+        threads(work.len()),
         |k, buf| {
             let (dir, name, stamp, previous) = &work[k];
             read_entry(&dir.join(name), *stamp, previous.as_ref(), buf)
@@ -454,6 +436,43 @@ fn refresh(state: &mut State, dirs: &[PathBuf]) -> Result<(), SessionError> {
         }
     }
     Ok(())
+}
+
+/// The `*.jsonl` files of `dir` with their stamps; `Ok(None)` when `dir` does not exist.
+fn list_dir(dir: &Path) -> Result<Option<Vec<(OsString, Stamp)>>, SessionError> {
+    let read_dir = match fs::read_dir(dir) {
+        Ok(r) => r,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(SessionError::ReadDir {
+                path: dir.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let mut out = Vec::new();
+    for entry in read_dir {
+        let entry = entry.map_err(|source| SessionError::ReadDir {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let name = entry.file_name();
+        if !name.as_encoded_bytes().ends_with(b".jsonl") {
+            continue;
+        }
+        // `DirEntry::metadata` is an `fstatat` relative to the directory (no path walk); a
+        // symlink is followed, as pi's `statSync` does. A file that vanished since the
+        // directory was read is skipped.
+        let meta = match entry.file_type() {
+            Ok(t) if t.is_symlink() => fs::metadata(entry.path()),
+            _ => entry.metadata(),
+        };
+        match meta {
+            Ok(m) if m.is_file() => out.push((name, Stamp::of(&m))),
+            _ => {}
+        }
+    }
+    Ok(Some(out))
 }
 
 /// Reads what changed in one file since `previous`. `Ok(None)`: not a session file.
