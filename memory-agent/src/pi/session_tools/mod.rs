@@ -8,7 +8,7 @@
 //! * [`admit_cwd`]: which working directories the tools may read (PS-14..PS-17): the
 //!   caller's own and those listed in `<caller-cwd>/.pi/pi-session/setting.json`.
 //! * [`ref_tokens`], [`candidates`], [`expand_references`]: the references, their
-//!   completion candidates from a cached [`SessionCatalog`] and their expansion on submit
+//!   completion candidates from a cached [`SessionCatalog`](crate::pi::sessions::SessionCatalog) and their expansion on submit
 //!   (PS-05..PS-13).
 //! * [`parse_ask_args`], [`resolve_target`], [`AskStatus`], [`report`]: `ask-session`'s
 //!   arguments, target lookup, statuses with guidance and the report message
@@ -21,7 +21,7 @@
 //! JSONL files itself with the streaming, prefiltered reader of [`crate::pi::sessions`]: a
 //! raw-byte prefilter skips the lines that cannot match and only candidate lines are parsed,
 //! which is what makes a search over a gigabyte of history take a fraction of a second
-//! (BENCHMARKS.md, group `sessions`), and the references' listing is a [`SessionCatalog`]
+//! (BENCHMARKS.md, group `sessions`), and the references' listing is a [`SessionCatalog`](crate::pi::sessions::SessionCatalog)
 //! that re-reads only what changed. Consequences, documented rather than hidden:
 //! - a match cannot span two messages or two text blocks (pi's aggregate joins messages
 //!   with spaces); segments are the matching newline-delimited lines of one text block;
