@@ -199,9 +199,11 @@ export async function run(h) {
 			const raw = (s) => JSON.stringify({ id: "ID", prompt: "P" }).replace('"P"', `"${hide(s)}"`);
 			const askRaw = (id, prompt, extra = "") => `[[call:ask-session ${raw(prompt).replace('"ID"', JSON.stringify(id)).replace(/}$/, `${extra}}`)}]]`;
 			const turn = [
-				askRaw(T.id, `question one [[delay:4000]] @s:${T1.id}`),
+				askRaw(T.id, `question one [[delay:6000]] @s:${T1.id}`),
 				ask({ id: T.id, prompt: "again" }),
-				callOf("bash", { command: "sleep 2" }),
+				// Steering needs a running ask: wait until the target has started its run (its file
+				// gains the question), then a little more for the sidecar to see pi's answer.
+				callOf("bash", { command: `for i in $(seq 600); do grep -q "question one" '${TF}' && break; sleep 0.1; done; sleep 1` }),
 				ask({ id: T.id, prompt: "steer one", steer: true }),
 				askRaw(T.id, "[[handle-me]] steer two", ',"steer":true'),
 				ask({ id: me, prompt: "myself" }),
@@ -233,8 +235,8 @@ export async function run(h) {
 			check("PS7: the caller's model received the report in a new turn", !!turnReq, JSON.stringify(requests("PS7r").map((q) => q.body.messages.map((m) => m.role))));
 			const gained = jsonl(TF).slice(tBefore).filter((e) => e.type === "message" && ["user", "assistant"].includes(e.message.role)).map((e) => [e.message.role, textOf(e.message.content)]);
 			eq("PS7: the ORIGINAL target file gained the question (references unexpanded), the answer and the steering; the handled steer is absent", gained, [
-				["user", `question one [[delay:4000]] @s:${T1.id}`],
-				["assistant", `ECHO: question one [[delay:4000]] @s:${T1.id}`],
+				["user", `question one [[delay:6000]] @s:${T1.id}`],
+				["assistant", `ECHO: question one [[delay:6000]] @s:${T1.id}`],
 				["user", "steer one"],
 				["assistant", "ECHO: steer one"],
 			]);
@@ -332,7 +334,9 @@ async function tui(h, { A, P, T1, T1F, QS, QF, sentence }) {
 		}
 	};
 	const key = (k) => tmux("send-keys", "-t", session, k);
-	const failDetail = (s) => `screen (also kept in ${dir}):\n${s}`;
+	// The bottom of the screen (editor, menu, footer) fits the check's detail; the whole
+	// screen is kept in a file.
+	const failDetail = (s) => `screen bottom (whole screens kept in ${dir}):\n${s.split("\n").map((l) => l.trimEnd()).filter((l) => l).slice(-12).map((l) => l.slice(0, 110)).join("\n")}`;
 	const waitRequest = async (step, pred, ms = 30000) => {
 		const end = Date.now() + ms;
 		while (Date.now() < end) {

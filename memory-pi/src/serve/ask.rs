@@ -42,7 +42,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -96,6 +96,8 @@ struct Task {
     waiters: Mutex<HashMap<String, mpsc::Sender<Value>>>,
     next_id: AtomicU64,
     stderr: Mutex<Vec<u8>>,
+    /// The child's stderr reached its end (a failure report quotes it only then).
+    stderr_done: AtomicBool,
 }
 
 /// What an ask call answers.
@@ -173,6 +175,7 @@ impl AskRunner {
             waiters: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             stderr: Mutex::new(Vec::new()),
+            stderr_done: AtomicBool::new(false),
         });
         inner.active.insert(id, task.clone());
         drop(inner);
@@ -401,6 +404,12 @@ impl Task {
                 }
             }
         };
+        // The last words on stderr may still be in flight (a grandchild holding stderr open
+        // must not hold the report up for long).
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while !self.stderr_done.load(Ordering::Acquire) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
         let tail = String::from_utf8_lossy(&self.stderr.lock())
             .trim()
             .to_owned();
@@ -433,6 +442,7 @@ impl Task {
         let mut chunk = [0u8; 4096];
         while let Ok(n) = stderr.read(&mut chunk) {
             if n == 0 {
+                self.stderr_done.store(true, Ordering::Release);
                 break;
             }
             let mut kept = self.stderr.lock();

@@ -264,12 +264,24 @@ fn ps_v11_ask_accepted_busy_steered_handled_then_reported() {
         json!({"id": "target-1", "prompt": "again"}),
     );
     assert_eq!(s["status"], "busy");
-    let (s, g) = ask(
-        &mut pi,
-        &sb,
-        &fake,
-        json!({"id": "target-1", "prompt": "focus on auth", "steer": true}),
-    );
+    // Steering needs the child's answer to the prompt ("started"); until the sidecar has read
+    // it the ask is still loading, and the refusal says to try again shortly.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let (s, g) = loop {
+        let (s, g) = ask(
+            &mut pi,
+            &sb,
+            &fake,
+            json!({"id": "target-1", "prompt": "focus on auth", "steer": true}),
+        );
+        let loading = s["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("is still loading and cannot be steered yet"));
+        if !loading || Instant::now() > deadline {
+            break (s, g);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
     assert_eq!(
         (s["status"].as_str(), s.get("pid")),
         (Some("steered"), None)
