@@ -13,4 +13,5 @@ pub mod export;
 pub mod import;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+pub mod experience;
 pub mod serve;

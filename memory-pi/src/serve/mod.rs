@@ -102,6 +102,7 @@
 //!   numbers from the sanitised value, which may count a few more bytes than the window.
 
 mod agent;
+mod experience;
 mod handlers;
 mod pimodel;
 pub mod protocol;
@@ -121,7 +122,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use protocol::Request;
+use protocol::{Notify, Request};
 use rpc::{Framed, MAX_LINE_BYTES, Peer, RpcError, code, read_line_capped};
 use session::Session;
 use tasks::Tasks;
@@ -147,6 +148,8 @@ pub struct Server {
     /// its session (pi awaits `session/start`, but a pipelining client must get order too).
     starting: Mutex<usize>,
     started: Condvar,
+    /// The run log's event queue and writer thread (`run/event`).
+    recorder: experience::Recorder,
 }
 
 impl Server {
@@ -157,6 +160,7 @@ impl Server {
             session: Mutex::new(None),
             starting: Mutex::new(0),
             started: Condvar::new(),
+            recorder: experience::Recorder::default(),
         }
     }
 
@@ -237,6 +241,8 @@ pub fn serve(mut input: impl BufRead, output: Box<dyn Write + Send>) -> Result<(
     }
     // pi is gone: nobody can answer our requests any more.
     peer.close();
+    // A run still open was cut off: written as `recovery_required`, no end time.
+    experience::close(&server);
     let drain = server
         .session()
         .map(|s| Duration::from_millis(s.cfg.lock.timeout_ms))
@@ -291,7 +297,12 @@ fn dispatch(server: &Arc<Server>, line: &[u8]) {
         return;
     };
     let Some(id) = id else {
-        return; // notifications from pi: none are defined in protocol 1
+        // Notifications from pi: `run/event` only (others are ignored).
+        if method == protocol::RunEventParams::METHOD {
+            let params = msg.get("params").cloned().unwrap_or(Value::Null);
+            experience::event(server, params);
+        }
+        return;
     };
     let params = msg.get("params").cloned().unwrap_or(Value::Null);
     let is_start = method == "session/start";
@@ -330,7 +341,14 @@ fn handle(server: &Arc<Server>, method: &str, params: Value) -> Result<Value, Rp
             answer(params, |p| handlers::tool_execute(server, p))
         }
         protocol::CommandParams::METHOD => answer(params, |p| handlers::command(server, p)),
-        protocol::ShutdownParams::METHOD => answer(params, |p| handlers::shutdown(server, p)),
+        protocol::ShutdownParams::METHOD => {
+            // Everything pi sent before is written; a run still open is cut off.
+            experience::close(server);
+            answer(params, |p| handlers::shutdown(server, p))
+        }
+        protocol::ExperienceRunParams::METHOD => answer(params, |p| experience::run(server, p)),
+        protocol::PanelParams::METHOD => answer(params, |p| experience::panel(server, p)),
+        protocol::ExperienceToolParams::METHOD => answer(params, |p| experience::tool(server, p)),
         other => Err(RpcError::new(
             code::METHOD_NOT_FOUND,
             format!("Method not found: {other}"),
