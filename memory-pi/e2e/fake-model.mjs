@@ -19,7 +19,12 @@
 //              markers [[call:NAME {json}]]; the k-th marker becomes a tool call after k-1
 //              tool results, but only for tools the request declares (compaction requests
 //              declare none and quote old markers). Then "TOOL_RESULT_SEEN: <last result>";
-//              without markers "ECHO: <last user text>".
+//              without markers "ECHO: <last user text>". Run-log markers in the turn's text:
+//              [[fail]] answers HTTP 500 (pi: stopReason error), [[length]] ends with
+//              finish_reason "length", [[slow:MS]] waits MS ms before answering (abort, kill).
+//   tidy       /experience prepare's message ("Merge them into experiences with the
+//              `experience` tool"): creates one experience from every run it lists, then
+//              answers "TIDY: <tool result>".
 import { appendFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 
@@ -36,6 +41,7 @@ function kindOf(body) {
 	if (/memory consolidation agent/.test(sys)) return "dream";
 	if (/memory extraction agent/.test(all)) return "extract";
 	if (!(body.tools ?? []).length && /summar/i.test(all)) return "summary";
+	if (/Merge them into experiences with the `experience` tool/.test(all)) return "tidy";
 	return "main";
 }
 
@@ -90,6 +96,11 @@ function decide(body, kind) {
 		}
 		case "summary":
 			return { kind: "text", text: "SUMMARY: the user talked about memory." };
+		case "tidy": {
+			if (results.length > 0 || !declared.has("experience")) return { kind: "text", text: `TIDY: ${results[results.length - 1] ?? "no tool"}` };
+			const runs = [...new Set([...lastUserText.matchAll(/^(R\d+) \(/gm)].map((m) => m[1]))];
+			return { kind: "tool", name: "experience", args: JSON.stringify({ action: "create", title: "E2E lessons", summary: "Runs recorded by the e2e suite.", runs }) };
+		}
 		default: {
 			// The current turn's user text: the prompt plus any hidden message right after it.
 			const lastUser = msgs.map((m) => m.role).lastIndexOf("user");
@@ -128,11 +139,37 @@ const server = createServer((req, res) => {
 		const kind = kindOf(body);
 		appendFileSync(logPath, `${JSON.stringify({ n, kind, at: Date.now(), body })}\n`);
 		const d = decide(body, kind);
-		const id = `chatcmpl-fake-${n}`;
+		const turn = kind === "main" ? turnText(body) : "";
+		if (/\[\[fail\]\]/.test(turn)) {
+			res.writeHead(500, { "content-type": "application/json" });
+			res.end(JSON.stringify({ error: { message: "fake model failure on purpose", type: "server_error" } }));
+			return;
+		}
+		const finish = /\[\[length\]\]/.test(turn) ? "length" : null;
+		const slow = Number(/\[\[slow:(\d+)\]\]/.exec(turn)?.[1] ?? 0);
+		const num = n;
+		res.on("error", () => undefined); // pi killed or aborted mid-answer
+		setTimeout(() => reply(res, body, d, finish, num), slow);
+	});
+});
+
+/** The current turn's user text (the prompt and hidden messages after it), before tool results. */
+function turnText(body) {
+	const msgs = body.messages ?? [];
+	const lastUser = msgs.map((m) => m.role).lastIndexOf("user");
+	if (msgs.slice(lastUser + 1).some((m) => m.role === "tool")) return "";
+	let first = lastUser;
+	while (first > 0 && msgs[first - 1].role === "user") first--;
+	return msgs.slice(first, lastUser + 1).map((m) => textOf(m.content)).join("\n");
+}
+
+function reply(res, body, d, finish, num) {
+	{
+		const id = `chatcmpl-fake-${num}`;
 		const created = Math.floor(Date.now() / 1000);
 		const model = body.model ?? "fake-model";
 		const usage = { prompt_tokens: 100, completion_tokens: 7, total_tokens: 107 };
-		const callId = `call_fake_${n}`;
+		const callId = `call_fake_${num}`;
 		if (body.stream === false) {
 			const message =
 				d.kind === "tool"
@@ -154,13 +191,13 @@ const server = createServer((req, res) => {
 			sse(res, { ...base, choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] });
 		} else {
 			sse(res, { ...base, choices: [{ index: 0, delta: { content: d.text }, finish_reason: null }] });
-			sse(res, { ...base, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
+			sse(res, { ...base, choices: [{ index: 0, delta: {}, finish_reason: finish ?? "stop" }] });
 		}
 		sse(res, { ...base, choices: [], usage });
 		res.write("data: [DONE]\n\n");
 		res.end();
-	});
-});
+	}
+}
 
 server.listen(0, "127.0.0.1", () => {
 	writeFileSync(portFile, String(server.address().port));

@@ -363,6 +363,17 @@ check("X4: two duplicates exist", existsSync(join(MEM2, "Build-command.md")) && 
 	}
 }
 
+// ================================================================== scenario 3: the run log
+// (/experience; memory-pi/e2e/experience.mjs)
+{
+	const { run } = await import("./experience.mjs");
+	const fwd = await run({ pi, rpc, pimem, makeAgent, check, eq, W, requests, textOf, env, mark, PI_CLI, EXT, P1, A1 }).catch((e) => {
+		check("EX: the run-log scenario ran", false, e.stack);
+		return null;
+	});
+	if (fwd) console.log(`      (run/event forwarding in pi: ${fwd.events} events, p50 ${fwd.p50} µs, p99 ${fwd.p99} µs, max ${fwd.max} µs)`);
+}
+
 // ------------------------------------------------------------------ done
 fake.kill();
 console.log(`\n${passed} passed, ${failed} failed in ${((Date.now() - t0) / 1000).toFixed(1)} s (work dir ${W})`);
