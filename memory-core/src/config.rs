@@ -784,6 +784,7 @@ mod tests {
             session_search,
             auto_surfacing,
             extract_memories,
+            experience,
         } = cfg.clone();
         assert_eq!(memory_dir, "~/.pi/memory");
         assert_eq!(mem_index_max_lines, 200);
@@ -847,6 +848,38 @@ mod tests {
         assert_eq!(cfg.task_model(Task::Dream), None);
         assert_eq!(cfg.effective_selector(), Selector::Lexical);
         assert_eq!(cfg.tasks_needing_models(), vec![Task::Dream]);
+        // Beyond pi-memory: the run log records by default, summaries need a model.
+        assert_eq!(
+            experience,
+            ExperienceConfig {
+                enabled: true,
+                model: None,
+                think_level: "off".into(),
+                session_persistence: None,
+            }
+        );
+    }
+
+    #[test]
+    fn experience_reads_its_own_model_and_falls_back_to_the_default() {
+        let (cfg, problems) = config_from_value(&serde_json::json!({
+            "defaults": {"model": "prov/base"},
+            "experience": {"enabled": false, "thinkLevel": "low"},
+        }));
+        assert!(problems.is_empty(), "{problems:?}");
+        assert!(!cfg.experience.enabled);
+        assert_eq!(cfg.task_model(Task::Experience), Some("prov/base"));
+        let (cfg, problems) = config_from_value(
+            &serde_json::json!({"experience": {"model": "p/own", "enabled": "yes"}}),
+        );
+        assert_eq!(cfg.task_model(Task::Experience), Some("p/own"));
+        assert_eq!(
+            problems,
+            ["experience.enabled must be true or false; using true"]
+        );
+        assert_eq!(Task::Experience.key(), "experience");
+        // never validated at start: /memory's module line is pi-memory's
+        assert!(!cfg.tasks_needing_models().contains(&Task::Experience));
     }
 
     #[test]

@@ -209,10 +209,10 @@ fn record_loop(server: &Weak<Server>, rx: &Receiver<Msg>, stats: &Arc<Mutex<Stat
             let _ = a.send(());
         }
         if let Some(a) = close {
-            if let State::Recording { writer, .. } = std::mem::replace(&mut state, State::Off) {
-                if let Err(e) = writer.close(now_ms()) {
-                    stats.lock().last_error = Some(e.to_string());
-                }
+            if let State::Recording { writer, .. } = std::mem::replace(&mut state, State::Off)
+                && let Err(e) = writer.close(now_ms())
+            {
+                stats.lock().last_error = Some(e.to_string());
             }
             stats.lock().state = "closed".into();
             let _ = a.send(());

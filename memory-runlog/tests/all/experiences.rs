@@ -221,10 +221,13 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// One experience of the model: parent, merged into, runs.
+type ModelExp = (Option<u32>, Option<u32>, BTreeSet<u32>);
+
 /// The brute-force model: sets of run numbers, parent pointers, merge marks.
 #[derive(Debug, Default, Clone)]
 struct Model {
-    exps: BTreeMap<u32, (Option<u32>, Option<u32>, BTreeSet<u32>)>, // parent, merged_into, runs
+    exps: BTreeMap<u32, ModelExp>,
 }
 
 impl Model {
