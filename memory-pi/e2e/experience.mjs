@@ -118,9 +118,12 @@ export async function run(h) {
 		check(`EX7: /experience ${sub} in print mode = pimem experience ${cli.join(" ")}`, r.stderr.includes(want) && want.length > 20, `stderr: ${r.stderr.slice(0, 600)}\nwant: ${want.slice(0, 400)}`);
 	}
 	check("EX7: search finds the run by its prompt", exp(AX, PX, ["search", "hello"]).startsWith("R01   hello run one — [hello] run one"), exp(AX, PX, ["search", "hello"]));
-	r = pi("EX7 debug", AX, PX, ["-p", "--no-session", "/experience debug"]);
+	// a run with three tool calls, then /experience debug in the same pi process: the forwarding
+	// cost of every event of that run, as pi's handlers saw it
+	const list = `[[call:memory ${JSON.stringify({ action: "list" })}]]`;
+	r = pi("EX7 debug", AX, PX, ["-p", "--no-session", `measure forwarding ${list} ${list} ${list}`, "/experience debug"]);
 	const fwd = /Forwarding in pi: (\d+) events · p50 ([\d.]+) µs · p99 ([\d.]+) µs · max ([\d.]+) µs/.exec(r.stderr);
-	check("EX7: /experience debug shows WAL, synchronous=FULL and pi's forwarding cost", r.stderr.includes("journal_mode=wal · synchronous=2 · integrity ok") && !!fwd, r.stderr.slice(0, 800));
+	check("EX7: /experience debug shows WAL, synchronous=FULL and pi's forwarding cost", r.stderr.includes("journal_mode=wal · synchronous=2 · integrity ok") && !!fwd && Number(fwd[1]) >= 12, r.stderr.slice(0, 800));
 
 	// --- EX8: prepare (audit, confirm) → the agent merges with the experience tool; remember
 	{

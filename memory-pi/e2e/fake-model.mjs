@@ -153,14 +153,18 @@ const server = createServer((req, res) => {
 	});
 });
 
-/** The current turn's user text (the prompt and hidden messages after it), before tool results. */
+/**
+ * The current prompt's text before any tool result: the last user message, or the one before
+ * it when the last is a hidden `<relevant_memories>` message. (Earlier prompts whose answer
+ * failed sit right before it too, without an assistant message between: they do not count.)
+ */
 function turnText(body) {
 	const msgs = body.messages ?? [];
 	const lastUser = msgs.map((m) => m.role).lastIndexOf("user");
-	if (msgs.slice(lastUser + 1).some((m) => m.role === "tool")) return "";
-	let first = lastUser;
-	while (first > 0 && msgs[first - 1].role === "user") first--;
-	return msgs.slice(first, lastUser + 1).map((m) => textOf(m.content)).join("\n");
+	if (lastUser < 0 || msgs.slice(lastUser + 1).some((m) => m.role === "tool")) return "";
+	const last = textOf(msgs[lastUser].content);
+	if (last.startsWith("<relevant_memories>") && msgs[lastUser - 1]?.role === "user") return textOf(msgs[lastUser - 1].content);
+	return last;
 }
 
 function reply(res, body, d, finish, num) {

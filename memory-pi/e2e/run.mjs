@@ -39,7 +39,8 @@ const eq = (name, got, want) => check(name, JSON.stringify(got) === JSON.stringi
 // ------------------------------------------------------------------ fake model
 writeFileSync(LOG, "");
 const fake = spawn(process.execPath, [join(HERE, "fake-model.mjs"), LOG, join(W, "port")], { stdio: ["ignore", "inherit", "inherit"] });
-for (let i = 0; i < 100 && !existsSync(join(W, "port")); i++) await new Promise((r) => setTimeout(r, 50));
+// (non-empty: the file exists a moment before the port is written into it)
+for (let i = 0; i < 100 && !(existsSync(join(W, "port")) && readFileSync(join(W, "port"), "utf8").trim()); i++) await new Promise((r) => setTimeout(r, 50));
 const PORT = readFileSync(join(W, "port"), "utf8").trim();
 
 const jsonl = (p) => (existsSync(p) ? readFileSync(p, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)) : []);

@@ -71,6 +71,8 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(test, allow(clippy::disallowed_methods))]
 
+#[doc(hidden)]
+pub mod baseline;
 mod db;
 mod error;
 mod event;

@@ -464,6 +464,17 @@ impl RunLog {
             .map_err(RunLogError::sql("listing runs to merge"))
     }
 
+    /// Moves the WAL's content into the database file and truncates the WAL (for size
+    /// figures; SQLite checkpoints by itself otherwise).
+    ///
+    /// # Errors
+    /// [`RunLogError::Sql`].
+    pub fn checkpoint(&self) -> Result<(), RunLogError> {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .map_err(RunLogError::sql("checkpointing"))
+    }
+
     /// What `/experience debug` shows.
     ///
     /// # Errors

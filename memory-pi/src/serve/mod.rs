@@ -44,6 +44,15 @@
 //! | `tool/execute` | [`ToolExecuteParams`](protocol::ToolExecuteParams) | [`ToolExecuteResult`](protocol::ToolExecuteResult) |
 //! | `command/run` | [`CommandParams`](protocol::CommandParams) | [`CommandResult`](protocol::CommandResult) |
 //! | `session/shutdown` | [`ShutdownParams`](protocol::ShutdownParams) `{}` | [`ShutdownResult`](protocol::ShutdownResult) after in-flight work ended or `lock.timeoutMs` passed |
+//! | `experience/run` | [`ExperienceRunParams`](protocol::ExperienceRunParams) | [`ExperienceRunResult`](protocol::ExperienceRunResult): `/experience <args>`; a `prompt` goes to the agent |
+//! | `experience/panel` | [`PanelParams`](protocol::PanelParams) | [`PanelResult`](protocol::PanelResult): one view of the panel |
+//! | `experience/tool` | [`ExperienceToolParams`](protocol::ExperienceToolParams) | [`ExperienceToolResult`](protocol::ExperienceToolResult) |
+//! | `run/event` (notification) | [`RunEventParams`](protocol::RunEventParams) | — queued for the run log, never answered |
+//!
+//! The run log (`run/event`, `/experience`, the `experience` tool) is described in the
+//! `experience` module: events are queued by the reader and written in batches by one recorder
+//! thread; `session/shutdown` and end of input close it (a run still open becomes
+//! `recovery_required`).
 //!
 //! `session/start`: `recorded` is the `data` of the last `custom` entry with customType
 //! `pimem-memory-index` on the branch; `sectionPatches` are, in branch order, the `sections`
