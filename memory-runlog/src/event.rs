@@ -233,7 +233,7 @@ impl RunStatus {
     }
 }
 
-/// The terminal status of a settled run (PX-06, PX-07; VECTORS PX-V1..V4): aborted (by the
+/// The terminal status of a settled run (PX-06, PX-07; VECTORS PX-V1..PX-V4): aborted (by the
 /// settle flag or the last stop reason) → interrupted; last stop reason `stop` with every tool
 /// call answered → completed; `error` or `length` → failed; anything else (no assistant
 /// message, `toolUse`, tool calls without results) → recovery_required.

@@ -32,8 +32,8 @@ pub enum Recorded {
     Opened(RunNo),
     /// A run ended with this status (its summary is now pending).
     Settled(RunNo, RunStatus),
-    /// A run was left without a terminal state (a new run began before it settled, or the
-    /// session ended): `recovery_required`, no end time.
+    /// A run was left without a terminal state (a new session began before it settled):
+    /// `recovery_required`, no end time.
     Abandoned(RunNo),
 }
 
@@ -143,9 +143,9 @@ impl Writer {
     }
 
     /// Appends a batch of events in one transaction, in order. `RunStart` opens a run (the
-    /// next number, a new UUID), `Settled` ends it with its terminal status; every other
-    /// event belongs to the open run, or to the session when none is open (a `!` command
-    /// between runs, a model change).
+    /// next number, a new UUID) unless one is open (then it continues it: a retry),
+    /// `Settled` ends it with its terminal status; every other event belongs to the open run,
+    /// or to the session when none is open (a `!` command between runs, a model change).
     ///
     /// # Errors
     /// [`RunLogError::NoSession`], [`RunLogError::Sql`]. A failed batch leaves nothing.
@@ -227,11 +227,10 @@ fn apply(
     effects: &mut Vec<Recorded>,
 ) -> rusqlite::Result<()> {
     let event = s.event.clone().bounded();
-    if let Event::RunStart = event {
-        if let Some((run, n)) = current.take() {
-            abandon(tx, run)?;
-            effects.push(Recorded::Abandoned(n));
-        }
+    // Decision: an `agent_start` while a run is open continues that run. pi starts a new
+    // low-level run for a retry, after an overflow compaction (a `length` stop) and for queued
+    // follow-ups, but settles once (docs/pi-host.md §e, §l): the run is prompt → settle.
+    if matches!(event, Event::RunStart) && current.is_none() {
         let number: u32 =
             tx.query_row("SELECT COALESCE(MAX(number), 0) + 1 FROM runs", [], |r| {
                 r.get(0)

@@ -16,6 +16,11 @@ fn stamp(event: Event) -> Stamped {
     }
 }
 
+/// One ack line in one `write` (appended with `O_APPEND`): a kill never tears it.
+fn ack(file: &mut std::fs::File, line: &str) {
+    file.write_all(line.as_bytes()).unwrap();
+}
+
 /// Records forever, appending `run events_committed` to the ack file after each commit.
 #[test]
 fn crash_child() {
@@ -53,7 +58,7 @@ fn crash_child() {
             panic!("{opened:?}")
         };
         let mut count = 2;
-        writeln!(acks, "{} {count}", n.0).unwrap();
+        ack(&mut acks, &format!("{} {count}\n", n.0));
         for _ in 0..rng.below(6) {
             let batch: Vec<Stamped> = (0..1 + rng.below(4))
                 .map(|i| {
@@ -67,27 +72,28 @@ fn crash_child() {
                 .collect();
             w.record(&batch).unwrap();
             count += batch.len();
-            writeln!(acks, "{} {count}", n.0).unwrap();
+            ack(&mut acks, &format!("{} {count}\n", n.0));
         }
-        if rng.below(2) == 0 {
-            w.record(&[
-                stamp(Event::Assistant {
-                    text: "done".into(),
-                    stop_reason: Some("stop".into()),
-                    error: None,
-                    model: None,
-                }),
-                stamp(Event::Settled { aborted: false }),
-            ])
-            .unwrap();
-            count += 2;
-            writeln!(acks, "{} {count} settled", n.0).unwrap();
-        }
+        // Every run ends (completed or aborted); the kill lands wherever it lands.
+        let aborted = rng.below(2) == 0;
+        w.record(&[
+            stamp(Event::Assistant {
+                text: "done".into(),
+                stop_reason: Some("stop".into()),
+                error: None,
+                model: None,
+            }),
+            stamp(Event::Settled { aborted }),
+        ])
+        .unwrap();
+        count += 2;
+        let how = if aborted { "aborted" } else { "settled" };
+        ack(&mut acks, &format!("{} {count} {how}\n", n.0));
     }
 }
 
 /// What the ack file promises: for each run, the events committed (the last complete line).
-fn acked(dir: &Utf8Path) -> std::collections::BTreeMap<u32, (i64, bool)> {
+fn acked(dir: &Utf8Path) -> std::collections::BTreeMap<u32, (i64, Option<RunStatus>)> {
     let text = std::fs::read_to_string(dir.join(ACKS)).unwrap_or_default();
     let mut out = std::collections::BTreeMap::new();
     let complete = match text.rfind('\n') {
@@ -102,7 +108,12 @@ fn acked(dir: &Utf8Path) -> std::collections::BTreeMap<u32, (i64, bool)> {
         let (Ok(n), Ok(c)) = (n.parse::<u32>(), c.parse::<i64>()) else {
             continue;
         };
-        out.insert(n, (c, parts.next() == Some("settled")));
+        let end = match parts.next() {
+            Some("settled") => Some(RunStatus::Completed),
+            Some("aborted") => Some(RunStatus::Interrupted),
+            _ => None,
+        };
+        out.insert(n, (c, end));
     }
     out
 }
@@ -143,15 +154,16 @@ fn crash_torture_loses_no_committed_event() {
                 );
             }
         }
-        for (n, (count, settled)) in acked(&dir) {
+        for (n, (count, end)) in acked(&dir) {
             let r = log.run(memory_runlog::RunNo(n)).unwrap();
             assert!(
                 r.events >= count,
                 "round {round}: R{n} lost events ({} < {count})",
                 r.events
             );
-            if settled {
-                assert_eq!(r.status, RunStatus::Completed, "round {round}: R{n}");
+            if let Some(status) = end {
+                assert_eq!(r.status, status, "round {round}: R{n}");
+                assert!(r.ended_at.is_some(), "round {round}: R{n} has no end");
             }
         }
         if runs

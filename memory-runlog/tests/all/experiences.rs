@@ -19,7 +19,8 @@ fn iv(lo: u32, hi: u32) -> Interval {
     }
 }
 
-/// Records `ended.len()` runs; run i settles (confirmed end) when `ended[i]`.
+/// Records `ended.len()` runs; run i settles (confirmed end) when `ended[i]`, else its session
+/// ends under it (recovery_required, no end time).
 fn runs(w: &mut Writer, ended: &[bool]) {
     for (i, e) in ended.iter().enumerate() {
         let t = 1000 * (i as i64 + 1);
@@ -32,6 +33,10 @@ fn runs(w: &mut Writer, ended: &[bool]) {
             b.push(at(t + 500, Event::Settled { aborted: false }));
         }
         w.record(&b).unwrap();
+        if !*e {
+            w.start_session(&crate::common::session(&format!("after {i}")), t + 600)
+                .unwrap();
+        }
     }
 }
 

@@ -103,27 +103,50 @@ fn a_live_writers_runs_are_never_recovered() {
 }
 
 #[test]
-fn closing_mid_run_abandons_it_and_a_new_run_abandons_the_previous_one() {
+fn a_retry_continues_the_open_run_and_closing_mid_run_abandons_it() {
     let (_sb, d) = dir();
     let mut w = writer(&d, "s");
+    // pi after a `length` stop: overflow compaction, then a second agent_start, one settle
     let got = w
-        .record(&[at(10, Event::RunStart), at(11, Event::RunStart)])
+        .record(&[
+            at(10, Event::RunStart),
+            at(11, prompt("long one")),
+            at(12, assistant("cut", "length")),
+            at(
+                13,
+                Event::Compaction {
+                    reason: "overflow".into(),
+                    tokens_before: Some(2000),
+                },
+            ),
+            at(14, Event::RunStart),
+            at(15, assistant("cut again", "length")),
+            at(16, Event::Settled { aborted: false }),
+        ])
         .unwrap();
     assert_eq!(
         got,
         [
             memory_runlog::Recorded::Opened(RunNo(1)),
-            memory_runlog::Recorded::Abandoned(RunNo(1)),
-            memory_runlog::Recorded::Opened(RunNo(2)),
+            memory_runlog::Recorded::Settled(RunNo(1), RunStatus::Failed),
         ]
     );
+    assert_eq!(w.log().run(RunNo(1)).unwrap().events, 7);
+    w.record(&[at(20, Event::RunStart), at(21, Event::RunStart)])
+        .unwrap();
     assert_eq!(w.close(50).unwrap(), [RunNo(2)]);
     let log = RunLog::open(&d).unwrap();
-    for n in [1, 2] {
-        let r = log.run(RunNo(n)).unwrap();
-        assert_eq!((r.status, r.ended_at), (RunStatus::RecoveryRequired, None));
-    }
+    let r = log.run(RunNo(2)).unwrap();
+    assert_eq!(
+        (r.status, r.ended_at, r.events),
+        (RunStatus::RecoveryRequired, None, 2)
+    );
     assert_eq!(log.diagnostics().unwrap().live_writers, 0);
+    // a new session of the same writer abandons a run still open
+    let mut w = writer(&d, "t");
+    w.record(&[at(30, Event::RunStart)]).unwrap();
+    let got = w.start_session(&session("u"), 31).unwrap();
+    assert_eq!(got, [memory_runlog::Recorded::Abandoned(RunNo(3))]);
 }
 
 #[test]
