@@ -150,6 +150,25 @@ export async function run(h) {
 		check("EX8: the run log stays out of pi-memory's files (a dot directory)", existsSync(join(MEMX, ".experience", "runlog.db")) && !pimem(AX, PX, ["list"]).includes("runlog"));
 	}
 
+	// --- EX10: two pi processes recording into one database at once
+	{
+		const before = expJson(AX, PX, ["runs"]).runs.length;
+		const list = `[[call:memory ${JSON.stringify({ action: "list" })}]]`;
+		const runPi = (text) =>
+			new Promise((res) => {
+				const c = spawn(process.execPath, [PI_CLI, "-e", EXT, "-p", "--no-session", `${text} ${list} ${list} ${list}`], { cwd: PX, env: env(AX), stdio: ["ignore", "pipe", "pipe"] });
+				let err = "";
+				c.stderr.on("data", (d) => (err += d));
+				c.once("exit", (code) => res({ code, err }));
+			});
+		h.mark("EX10");
+		const both = await Promise.all([runPi("parallel one"), runPi("parallel two")]);
+		const after = expJson(AX, PX, ["runs"]).runs;
+		const mine = after.filter((x) => /^parallel (one|two) /.test(x.title));
+		check("EX10: two pi processes at once both exit cleanly, no SQLITE_BUSY shown", both.every((b) => b.code === 0 && !/busy|locked/i.test(b.err)), JSON.stringify(both));
+		check("EX10: ...and both runs are recorded completely", after.length === before + 2 && mine.length === 2 && mine.every((x) => x.status === "completed" && x.events === 13), JSON.stringify(mine));
+	}
+
 	// --- EX9: the panel in a real terminal (tmux): R, L, Enter, D, Esc
 	await panel(h, AX, PX);
 	return fwd ? { events: Number(fwd[1]), p50: Number(fwd[2]), p99: Number(fwd[3]), max: Number(fwd[4]) } : null;

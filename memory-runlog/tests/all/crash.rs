@@ -127,6 +127,7 @@ fn crash_torture_loses_no_committed_event() {
     let dir = sb.path("crash");
     std::fs::create_dir_all(&dir).unwrap();
     let mut killed_mid_run = 0;
+    let mut newest = 0;
     testkit::crash::rounds("crash::crash_child", &dir, 220, 40, 0xC0FFEE, |round| {
         let mut log = RunLog::open(&dir.join("log")).unwrap();
         log.recover().unwrap();
@@ -166,11 +167,14 @@ fn crash_torture_loses_no_committed_event() {
                 assert!(r.ended_at.is_some(), "round {round}: R{n} has no end");
             }
         }
-        if runs
-            .first()
-            .is_some_and(|r| r.status == RunStatus::RecoveryRequired)
+        // this round's kill landed mid-run: its newest run is new and was cut off
+        if let Some(r) = runs.first()
+            && r.number.0 > newest
         {
-            killed_mid_run += 1;
+            newest = r.number.0;
+            if r.status == RunStatus::RecoveryRequired {
+                killed_mid_run += 1;
+            }
         }
     });
     let log = RunLog::open(&dir.join("log")).unwrap();
@@ -179,6 +183,13 @@ fn crash_torture_loses_no_committed_event() {
     assert!(
         killed_mid_run > 10,
         "too few kills landed mid-run: {killed_mid_run}"
+    );
+    eprintln!(
+        "run log crash torture: {} kills, {killed_mid_run} landed mid-run, {} runs, {} events, integrity {}",
+        testkit::crash::kills(220),
+        d.runs.iter().map(|(_, n)| n).sum::<i64>(),
+        d.events,
+        d.integrity
     );
 }
 
