@@ -9,9 +9,9 @@
 //! out as one document.
 #![forbid(unsafe_code)]
 
+pub mod experience;
 pub mod export;
 pub mod import;
 #[cfg(feature = "mcp")]
 pub mod mcp;
-pub mod experience;
 pub mod serve;

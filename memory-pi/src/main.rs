@@ -11,8 +11,8 @@
 #![forbid(unsafe_code)]
 
 mod cli;
-mod cli_io;
 mod cli_experience;
+mod cli_io;
 mod cli_tasks;
 
 use std::path::PathBuf;
