@@ -9,6 +9,7 @@
 
 mod keys;
 mod mcp;
+mod runlog;
 mod session_refs;
 mod sessions;
 mod store;
@@ -24,6 +25,7 @@ type Group = (&'static str, fn() -> Result<()>);
 const GROUPS: &[Group] = &[
     ("keys", keys::run),
     ("mcp", mcp::run),
+    ("runlog", runlog::run),
     ("sessions", sessions::run),
     ("store", store::run),
     ("surfacing", surfacing::run),

@@ -136,6 +136,20 @@ pub struct ExtractConfig {
     pub session_persistence: Option<SessionPersistence>,
 }
 
+/// `experience`: the run log and its summaries (PX-02..PX-09; beyond pi-memory 2.5, whose
+/// `memory.json` has no such key).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExperienceConfig {
+    /// Record pi's runs into the project's run log (capture starts when enabled, PX-17).
+    pub enabled: bool,
+    /// The summaries' own model (else `defaults.model`).
+    pub model: Option<String>,
+    /// Thinking level passed to the model.
+    pub think_level: String,
+    /// Per-task session persistence of the summary calls.
+    pub session_persistence: Option<SessionPersistence>,
+}
+
 /// The whole effective configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -161,6 +175,8 @@ pub struct Config {
     pub auto_surfacing: AutoSurfacingConfig,
     /// Extraction.
     pub extract_memories: ExtractConfig,
+    /// The run log and its summaries.
+    pub experience: ExperienceConfig,
 }
 
 impl Default for Config {
@@ -207,6 +223,12 @@ impl Default for Config {
                 max_assistant_chars: 2000,
                 session_persistence: None,
             },
+            experience: ExperienceConfig {
+                enabled: true,
+                model: None,
+                think_level: "off".to_owned(),
+                session_persistence: None,
+            },
         }
     }
 }
@@ -234,6 +256,9 @@ pub enum Task {
     ExtractMemories,
     /// Per-turn surfacing.
     AutoSurfacing,
+    /// The summary of a recorded run (the run log's `experience` key; never validated at
+    /// start, never in `/memory`'s module line).
+    Experience,
 }
 
 impl Task {
@@ -243,6 +268,7 @@ impl Task {
             Task::Dream => "dream",
             Task::ExtractMemories => "extractMemories",
             Task::AutoSurfacing => "autoSurfacing",
+            Task::Experience => "experience",
         }
     }
 }
@@ -254,6 +280,7 @@ impl Config {
             Task::Dream => &self.dream.model,
             Task::ExtractMemories => &self.extract_memories.model,
             Task::AutoSurfacing => &self.auto_surfacing.model,
+            Task::Experience => &self.experience.model,
         };
         own.as_deref().or(self.defaults.model.as_deref())
     }
@@ -264,6 +291,7 @@ impl Config {
             Task::Dream => &self.dream.session_persistence,
             Task::ExtractMemories => &self.extract_memories.session_persistence,
             Task::AutoSurfacing => &self.auto_surfacing.session_persistence,
+            Task::Experience => &self.experience.session_persistence,
         };
         own.as_ref().unwrap_or(&self.defaults.session_persistence)
     }
@@ -422,6 +450,7 @@ pub fn config_from_value(value: &Value) -> (Config, Vec<String>) {
     let search = r.object(get("sessionSearch"), "sessionSearch");
     let surf = r.object(get("autoSurfacing"), "autoSurfacing");
     let extract = r.object(get("extractMemories"), "extractMemories");
+    let experience = r.object(get("experience"), "experience");
     let config = Config {
         memory_dir: r.string(get("memoryDir"), "memoryDir", &d.memory_dir),
         mem_index_max_lines: r.count(
@@ -567,6 +596,23 @@ pub fn config_from_value(value: &Value) -> (Config, Vec<String>) {
             session_persistence: r.persistence(
                 field(extract, "sessionPersistence"),
                 "extractMemories.sessionPersistence",
+            ),
+        },
+        experience: ExperienceConfig {
+            enabled: r.boolean(
+                field(experience, "enabled"),
+                "experience.enabled",
+                d.experience.enabled,
+            ),
+            model: r.model(field(experience, "model"), "experience.model"),
+            think_level: r.string(
+                field(experience, "thinkLevel"),
+                "experience.thinkLevel",
+                &d.experience.think_level,
+            ),
+            session_persistence: r.persistence(
+                field(experience, "sessionPersistence"),
+                "experience.sessionPersistence",
             ),
         },
     };
@@ -738,6 +784,7 @@ mod tests {
             session_search,
             auto_surfacing,
             extract_memories,
+            experience,
         } = cfg.clone();
         assert_eq!(memory_dir, "~/.pi/memory");
         assert_eq!(mem_index_max_lines, 200);
@@ -801,6 +848,38 @@ mod tests {
         assert_eq!(cfg.task_model(Task::Dream), None);
         assert_eq!(cfg.effective_selector(), Selector::Lexical);
         assert_eq!(cfg.tasks_needing_models(), vec![Task::Dream]);
+        // Beyond pi-memory: the run log records by default, summaries need a model.
+        assert_eq!(
+            experience,
+            ExperienceConfig {
+                enabled: true,
+                model: None,
+                think_level: "off".into(),
+                session_persistence: None,
+            }
+        );
+    }
+
+    #[test]
+    fn experience_reads_its_own_model_and_falls_back_to_the_default() {
+        let (cfg, problems) = config_from_value(&serde_json::json!({
+            "defaults": {"model": "prov/base"},
+            "experience": {"enabled": false, "thinkLevel": "low"},
+        }));
+        assert!(problems.is_empty(), "{problems:?}");
+        assert!(!cfg.experience.enabled);
+        assert_eq!(cfg.task_model(Task::Experience), Some("prov/base"));
+        let (cfg, problems) = config_from_value(
+            &serde_json::json!({"experience": {"model": "p/own", "enabled": "yes"}}),
+        );
+        assert_eq!(cfg.task_model(Task::Experience), Some("p/own"));
+        assert_eq!(
+            problems,
+            ["experience.enabled must be true or false; using true"]
+        );
+        assert_eq!(Task::Experience.key(), "experience");
+        // never validated at start: /memory's module line is pi-memory's
+        assert!(!cfg.tasks_needing_models().contains(&Task::Experience));
     }
 
     #[test]

@@ -18,6 +18,9 @@
 //!    `fsync`, `rename`, directory `fsync`; moves never replace (`renameat2(NOREPLACE)`);
 //!    transient errors retried by [`retry_transient`] (PM-50).
 //!
+//! Beside them, [`AliveMark`]: a file a process keeps kernel-locked for its whole life, so
+//! that others can prove it dead (the run log's writers, PX-08).
+//!
 //! # Key decisions
 //! - **Dead holders are reclaimed, safely.** pi-memory never reclaims a stale `.lock`
 //!   because a "check then remove" takeover cannot be made safe with paths alone. Here the
@@ -94,11 +97,13 @@
 #![allow(clippy::disallowed_methods)]
 #![cfg(unix)]
 
+pub mod alive;
 pub mod durable;
 pub mod file_lock;
 pub mod logical;
 pub mod snapshot;
 
+pub use alive::*;
 pub use durable::*;
 pub use file_lock::*;
 pub use logical::*;

@@ -21,7 +21,12 @@
 //              declare none and quote old markers). Then "TOOL_RESULT_SEEN: <last result>";
 //              without markers "ECHO: <last user text>". A [[delay:MS]] marker in the current
 //              turn's user text delays every reply of that turn by MS milliseconds (a long run
-//              for the pi-session steering checks).
+//              for the pi-session steering checks). Run-log markers in the turn's text:
+//              [[fail]] answers HTTP 500 (pi: stopReason error), [[length]] ends with
+//              finish_reason "length", [[slow:MS]] waits MS ms before answering (abort, kill).
+//   tidy       /experience prepare's message ("Merge them into experiences with the
+//              `experience` tool"): creates one experience from every run it lists, then
+//              answers "TIDY: <tool result>".
 import { appendFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 
@@ -38,6 +43,7 @@ function kindOf(body) {
 	if (/memory consolidation agent/.test(sys)) return "dream";
 	if (/memory extraction agent/.test(all)) return "extract";
 	if (!(body.tools ?? []).length && /summar/i.test(all)) return "summary";
+	if (/Merge them into experiences with the `experience` tool/.test(all)) return "tidy";
 	return "main";
 }
 
@@ -92,6 +98,11 @@ function decide(body, kind) {
 		}
 		case "summary":
 			return { kind: "text", text: "SUMMARY: the user talked about memory." };
+		case "tidy": {
+			if (results.length > 0 || !declared.has("experience")) return { kind: "text", text: `TIDY: ${results[results.length - 1] ?? "no tool"}` };
+			const runs = [...new Set([...lastUserText.matchAll(/^(R\d+) \(/gm)].map((m) => m[1]))];
+			return { kind: "tool", name: "experience", args: JSON.stringify({ action: "create", title: "E2E lessons", summary: "Runs recorded by the e2e suite.", runs }) };
+		}
 		default: {
 			// The current turn's user text: the prompt plus any hidden message right after it.
 			const lastUser = msgs.map((m) => m.role).lastIndexOf("user");
@@ -130,14 +141,70 @@ const server = createServer((req, res) => {
 		const kind = kindOf(body);
 		appendFileSync(logPath, `${JSON.stringify({ n, kind, at: Date.now(), body })}\n`);
 		const d = decide(body, kind);
-		const delayMs = kind === "main" ? Number(/\[\[delay:(\d+)\]\]/.exec(currentTurnText(body.messages ?? []))?.[1] ?? 0) : 0;
-		if (delayMs > 0) {
-			setTimeout(() => reply(res, body, d, n), delayMs);
+		const turn = kind === "main" ? turnText(body) : "";
+		if (/\[\[fail\]\]/.test(turn)) {
+			res.writeHead(500, { "content-type": "application/json" });
+			res.end(JSON.stringify({ error: { message: "fake model failure on purpose", type: "server_error" } }));
 			return;
 		}
-		reply(res, body, d, n);
+		const finish = /\[\[length\]\]/.test(turn) ? "length" : null;
+		const slow = Number(/\[\[slow:(\d+)\]\]/.exec(turn)?.[1] ?? 0);
+		const delay = kind === "main" ? Number(/\[\[delay:(\d+)\]\]/.exec(currentTurnText(body.messages ?? []))?.[1] ?? 0) : 0;
+		const num = n;
+		res.on("error", () => undefined); // pi killed or aborted mid-answer
+		setTimeout(() => reply(res, body, d, finish, num), Math.max(slow, delay));
 	});
 });
+
+/**
+ * The current prompt's text before any tool result: the last user message, or the one before
+ * it when the last is a hidden `<relevant_memories>` message. (Earlier prompts whose answer
+ * failed sit right before it too, without an assistant message between: they do not count.)
+ */
+function turnText(body) {
+	const msgs = body.messages ?? [];
+	const lastUser = msgs.map((m) => m.role).lastIndexOf("user");
+	if (lastUser < 0 || msgs.slice(lastUser + 1).some((m) => m.role === "tool")) return "";
+	const last = textOf(msgs[lastUser].content);
+	if (last.startsWith("<relevant_memories>") && msgs[lastUser - 1]?.role === "user") return textOf(msgs[lastUser - 1].content);
+	return last;
+}
+
+function reply(res, body, d, finish, num) {
+	{
+		const id = `chatcmpl-fake-${num}`;
+		const created = Math.floor(Date.now() / 1000);
+		const model = body.model ?? "fake-model";
+		const usage = { prompt_tokens: 100, completion_tokens: 7, total_tokens: 107 };
+		const callId = `call_fake_${num}`;
+		if (body.stream === false) {
+			const message =
+				d.kind === "tool"
+					? { role: "assistant", content: null, tool_calls: [{ id: callId, type: "function", function: { name: d.name, arguments: d.args } }] }
+					: { role: "assistant", content: d.text };
+			res.writeHead(200, { "content-type": "application/json" });
+			res.end(JSON.stringify({ id, object: "chat.completion", created, model, choices: [{ index: 0, message, finish_reason: d.kind === "tool" ? "tool_calls" : "stop" }], usage }));
+			return;
+		}
+		res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+		const base = { id, object: "chat.completion.chunk", created, model };
+		sse(res, { ...base, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] });
+		if (d.kind === "tool") {
+			sse(res, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: callId, type: "function", function: { name: d.name, arguments: "" } }] }, finish_reason: null }] });
+			const half = Math.floor(d.args.length / 2);
+			for (const part of [d.args.slice(0, half), d.args.slice(half)]) {
+				sse(res, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: part } }] }, finish_reason: null }] });
+			}
+			sse(res, { ...base, choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] });
+		} else {
+			sse(res, { ...base, choices: [{ index: 0, delta: { content: d.text }, finish_reason: null }] });
+			sse(res, { ...base, choices: [{ index: 0, delta: {}, finish_reason: finish ?? "stop" }] });
+		}
+		sse(res, { ...base, choices: [], usage });
+		res.write("data: [DONE]\n\n");
+		res.end();
+	}
+}
 
 /** The current turn's user text: the last user message and the user messages right before it. */
 function currentTurnText(msgs) {
@@ -147,40 +214,6 @@ function currentTurnText(msgs) {
 	return msgs.slice(first, lastUser + 1).map((m) => textOf(m.content)).join("\n");
 }
 
-/** Streams (or returns) the decided reply. */
-function reply(res, body, d, n) {
-	const id = `chatcmpl-fake-${n}`;
-	const created = Math.floor(Date.now() / 1000);
-	const model = body.model ?? "fake-model";
-	const usage = { prompt_tokens: 100, completion_tokens: 7, total_tokens: 107 };
-	const callId = `call_fake_${n}`;
-	if (body.stream === false) {
-		const message =
-			d.kind === "tool"
-				? { role: "assistant", content: null, tool_calls: [{ id: callId, type: "function", function: { name: d.name, arguments: d.args } }] }
-				: { role: "assistant", content: d.text };
-		res.writeHead(200, { "content-type": "application/json" });
-		res.end(JSON.stringify({ id, object: "chat.completion", created, model, choices: [{ index: 0, message, finish_reason: d.kind === "tool" ? "tool_calls" : "stop" }], usage }));
-		return;
-	}
-	res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-	const base = { id, object: "chat.completion.chunk", created, model };
-	sse(res, { ...base, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] });
-	if (d.kind === "tool") {
-		sse(res, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: callId, type: "function", function: { name: d.name, arguments: "" } }] }, finish_reason: null }] });
-		const half = Math.floor(d.args.length / 2);
-		for (const part of [d.args.slice(0, half), d.args.slice(half)]) {
-			sse(res, { ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: part } }] }, finish_reason: null }] });
-		}
-		sse(res, { ...base, choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] });
-	} else {
-		sse(res, { ...base, choices: [{ index: 0, delta: { content: d.text }, finish_reason: null }] });
-		sse(res, { ...base, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
-	}
-	sse(res, { ...base, choices: [], usage });
-	res.write("data: [DONE]\n\n");
-	res.end();
-}
 
 server.listen(0, "127.0.0.1", () => {
 	writeFileSync(portFile, String(server.address().port));

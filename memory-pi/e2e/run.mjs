@@ -39,7 +39,8 @@ const eq = (name, got, want) => check(name, JSON.stringify(got) === JSON.stringi
 // ------------------------------------------------------------------ fake model
 writeFileSync(LOG, "");
 const fake = spawn(process.execPath, [join(HERE, "fake-model.mjs"), LOG, join(W, "port")], { stdio: ["ignore", "inherit", "inherit"] });
-for (let i = 0; i < 100 && !existsSync(join(W, "port")); i++) await new Promise((r) => setTimeout(r, 50));
+// (non-empty: the file exists a moment before the port is written into it)
+for (let i = 0; i < 100 && !(existsSync(join(W, "port")) && readFileSync(join(W, "port"), "utf8").trim()); i++) await new Promise((r) => setTimeout(r, 50));
 const PORT = readFileSync(join(W, "port"), "utf8").trim();
 
 const jsonl = (p) => (existsSync(p) ? readFileSync(p, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l)) : []);
@@ -361,6 +362,17 @@ check("X4: two duplicates exist", existsSync(join(MEM2, "Build-command.md")) && 
 	} finally {
 		await d.close();
 	}
+}
+
+// ================================================================== scenario 3: the run log
+// (/experience; memory-pi/e2e/experience.mjs)
+{
+	const { run } = await import("./experience.mjs");
+	const fwd = await run({ pi, rpc, pimem, makeAgent, check, eq, W, requests, textOf, env, mark, PI_CLI, EXT, P1, A1 }).catch((e) => {
+		check("EX: the run-log scenario ran", false, e.stack);
+		return null;
+	});
+	if (fwd) console.log(`      (run/event forwarding in pi: ${fwd.events} events, p50 ${fwd.p50} µs, p99 ${fwd.p99} µs, max ${fwd.max} µs)`);
 }
 
 // ================================================================== pi-session (issue 10)

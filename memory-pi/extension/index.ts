@@ -17,6 +17,10 @@
 // kept equal by a test) without waiting for the sidecar, and never blocks session_start: the
 // sidecar starts while pi finishes its own startup.
 //
+// The run log (/experience): pi's run events are forwarded as `run/event` notifications, which
+// are never answered, so a handler costs one JSON line written to a pipe; the extension measures
+// that cost and `/experience debug` shows it. The panel draws the lines the sidecar sends.
+//
 // Types: the protocol's messages come from ./protocol.ts, generated from the sidecar's Rust
 // types (memory-pi/src/serve/protocol.rs) and kept equal by a test; pi's from its own type
 // declarations. Both are imported as types only, so nothing is loaded at run time.
@@ -36,6 +40,12 @@ import type {
 import type {
 	CommandResult,
 	ConfirmParams,
+	ExperienceRunResult,
+	ForwardingStats,
+	PanelParams,
+	PanelResult,
+	PiNotifications,
+	RunEvent,
 	ConfirmResult,
 	Level,
 	ModelCompleteParams,
@@ -238,6 +248,11 @@ class Sidecar {
 		this.pending.clear();
 	}
 
+	/** Sends a notification: nothing is awaited (run events). */
+	notify<M extends keyof PiNotifications>(method: M, params: PiNotifications[M]["params"]) {
+		this.write({ jsonrpc: "2.0", method, params });
+	}
+
 	/** Calls `method`; the result is the method's result type (the sidecar's types are this file's). */
 	call<M extends keyof PiRequests>(method: M, params: PiRequests[M]["params"], timeoutMs?: number): Promise<PiRequests[M]["result"]> {
 		if (this.dead) return Promise.reject(new Error(this.dead));
@@ -315,6 +330,57 @@ function isImage(block: unknown): boolean {
 	return typeof block === "object" && block !== null && "type" in block && block.type === "image";
 }
 
+
+/** Cap of a forwarded tool result's text (the run log keeps 2000 characters of it). */
+const MAX_FORWARDED_TEXT = 8192;
+
+/** The text blocks of a message or tool result content, joined. */
+function textOf(content: unknown): string {
+	if (typeof content === "string") return content;
+	if (!Array.isArray(content)) return "";
+	let out = "";
+	for (const b of content) {
+		if (typeof b === "object" && b !== null && "type" in b && b.type === "text" && "text" in b && typeof b.text === "string") out += b.text;
+	}
+	return out;
+}
+
+/** How long forwarding run events took in this process (microseconds per event). */
+class ForwardTimes {
+	private readonly samples = new Float64Array(16384);
+	private count = 0;
+	private max = 0;
+	add(us: number) {
+		this.samples[this.count % this.samples.length] = us;
+		this.count++;
+		if (us > this.max) this.max = us;
+	}
+	stats(): ForwardingStats {
+		const n = Math.min(this.count, this.samples.length);
+		const sorted = Array.from(this.samples.subarray(0, n)).sort((a, b) => a - b);
+		const at = (q: number) => (n === 0 ? 0 : sorted[Math.min(n - 1, Math.floor(q * n))] ?? 0);
+		return { events: this.count, p50Us: at(0.5), p99Us: at(0.99), maxUs: this.max };
+	}
+}
+
+/** Terminal columns of one code point (wide East Asian and emoji count 2). */
+function columns(cp: number): number {
+	return (cp >= 0x1100 && cp <= 0x115f) || (cp >= 0x2e80 && cp <= 0xa4cf) || (cp >= 0xac00 && cp <= 0xd7a3) || (cp >= 0xf900 && cp <= 0xfaff) || (cp >= 0xfe30 && cp <= 0xfe4f) || (cp >= 0xff00 && cp <= 0xff60) || (cp >= 0xffe0 && cp <= 0xffe6) || cp >= 0x1f300 ? 2 : 1;
+}
+
+/** A plain line cut to `width` terminal columns. */
+function fit(line: string, width: number): string {
+	let used = 0;
+	let out = "";
+	for (const ch of line) {
+		const w = columns(ch.codePointAt(0) ?? 0);
+		if (used + w > width) break;
+		used += w;
+		out += ch;
+	}
+	return out;
+}
+
 export default function pimem(pi: ExtensionAPI) {
 	let sidecar: Sidecar | undefined;
 	/** Why memory is off in this session (binary missing, protocol mismatch, sidecar died). */
@@ -322,6 +388,15 @@ export default function pimem(pi: ExtensionAPI) {
 	/** The frozen memory_index value, set on every run. */
 	let section = "";
 	let batch: AgentMessage[] = [];
+	const forwardTimes = new ForwardTimes();
+	/** Forwards one run event to the run log; never waits (PX-05: recording never delays a turn). */
+	const forward = (event: RunEvent) => {
+		const s = sidecar;
+		if (!s) return;
+		const t0 = performance.now();
+		s.notify("run/event", { at: Date.now(), event });
+		forwardTimes.add((performance.now() - t0) * 1000);
+	};
 	let host: { hasUI: boolean; ui: ExtensionContext["ui"]; registry: ModelRegistry } | undefined;
 	/**
 	 * Settles when session/start has been answered (with its result) or failed (undefined). With
@@ -468,6 +543,131 @@ export default function pimem(pi: ExtensionAPI) {
 		handler: (args, ctx) => runCommand("dream", args, ctx),
 	});
 
+	// ---------------------------------------------------------------- /experience and its tool
+	const experienceTool: ToolRegistration = JSON.parse(readFileSync(join(HERE, "experience-tool.json"), "utf8"));
+	pi.registerTool({
+		name: experienceTool.name,
+		label: experienceTool.label,
+		description: experienceTool.description,
+		promptSnippet: experienceTool.promptSnippet,
+		parameters: experienceTool.parameters as ToolDefinition["parameters"],
+		async execute(toolCallId, params) {
+			await ready;
+			if (!sidecar) throw new Error(inert ?? "Memory not initialized (no session_start yet)");
+			const r = await sidecar.call("experience/tool", { toolCallId, args: params }, 60_000);
+			return { content: [{ type: "text", text: r.text }], details: {}, isError: r.isError };
+		},
+	});
+
+	/** Runs `/experience <args>`; a `prompt` in the answer goes to the agent as a user message. */
+	async function runExperience(args: string, ctx: ExtensionCommandContext, confirmed = false) {
+		await ready;
+		if (!sidecar) {
+			show(ctx, inert ?? "Memory not initialized.", inert ? "error" : "info");
+			return;
+		}
+		try {
+			const debug = args.trim().startsWith("debug");
+			const r: ExperienceRunResult = await sidecar.call("experience/run", { args, ...(confirmed ? { confirmed } : {}), ...(debug ? { forwarding: forwardTimes.stats() } : {}) }, 120_000);
+			if (typeof r.text === "string") show(ctx, r.text, r.level);
+			if (r.prompt) await pi.sendUserMessage(r.prompt);
+		} catch (e) {
+			show(ctx, errorMessage(e), "error");
+		}
+	}
+
+	/** The read-only panel (PX-10): R refresh, L browse runs, S ask the agent to tidy, D diagnostics. */
+	async function openPanel(ctx: ExtensionCommandContext) {
+		await ready;
+		const s = sidecar;
+		if (!s) {
+			show(ctx, inert ?? "Memory not initialized.", inert ? "error" : "info");
+			return;
+		}
+		const load = (params: PanelParams) => s.call("experience/panel", params, 30_000);
+		let view: PanelResult = await load({ view: "overview" });
+		const tidy = await ctx.ui.custom<boolean>((tui, theme, keybindings, done) => {
+			let mode: PanelParams["view"] = "overview";
+			let selected = 0;
+			let back: PanelParams["view"] = "overview";
+			const go = (params: PanelParams) => {
+				void load(params).then(
+					(v) => {
+						view = v;
+						mode = params.view;
+						selected = Math.min(selected, Math.max(0, v.runs.length - 1));
+						tui.requestRender();
+					},
+					(e: unknown) => {
+						view = { ...view, lines: [errorMessage(e)] };
+						tui.requestRender();
+					},
+				);
+			};
+			return {
+				render(width: number): string[] {
+					const lines = view.lines.map((l, i) => (mode === "runs" ? `${i === selected ? "> " : "  "}${l}` : l));
+					return [theme.fg("accent", fit(view.title, width)), "", ...lines.map((l) => fit(l, width)), "", theme.fg("dim", fit(view.keys, width))];
+				},
+				invalidate() {},
+				handleInput(data: string) {
+					const key = data.length === 1 ? data.toLowerCase() : "";
+					const cancel = keybindings.matches(data, "tui.select.cancel");
+					if (mode === "runs") {
+						if (keybindings.matches(data, "tui.select.up")) selected = Math.max(0, selected - 1);
+						else if (keybindings.matches(data, "tui.select.down")) selected = Math.min(view.runs.length - 1, selected + 1);
+						else if (keybindings.matches(data, "tui.select.confirm") && view.runs[selected]) {
+							back = "runs";
+							go({ view: "run", run: view.runs[selected] });
+							return;
+						} else if (cancel || key === "q") go({ view: "overview" });
+						tui.requestRender();
+						return;
+					}
+					if (mode === "run" || mode === "debug") {
+						if (cancel || key === "q") go({ view: mode === "run" ? back : "overview" });
+						return;
+					}
+					if (key === "r") go({ view: "overview" });
+					else if (key === "l") go({ view: "runs" });
+					else if (key === "d") go({ view: "debug" });
+					else if (key === "s") done(true);
+					else if (cancel || key === "q") done(false);
+				},
+			};
+		});
+		if (tidy) await runExperience("prepare", ctx);
+	}
+
+	pi.registerCommand("experience", {
+		description: "Recorded runs and experiences: runs, show R01, raw R01, search <words>, prepare, remember E1, debug",
+		getArgumentCompletions: (prefix) =>
+			["runs", "show", "raw", "search", "prepare", "remember", "debug"].filter((s) => s.startsWith(prefix)).map((s) => ({ value: s, label: s })),
+		handler: async (args, ctx) => {
+			if ((args ?? "").trim() === "" && ctx.mode === "tui" && ctx.hasUI) await openPanel(ctx);
+			else await runExperience(args ?? "", ctx);
+		},
+	});
+
+	// Run events for the run log (docs/pi-host.md §e): forwarded as they happen, never awaited.
+	pi.on("agent_start", () => forward({ kind: "runStart" }));
+	pi.on("message_end", (event) => {
+		const m = event.message;
+		if (m.role === "user") forward({ kind: "prompt", text: textOf(m.content) });
+		else if (m.role === "assistant")
+			forward({ kind: "assistant", text: textOf(m.content), stopReason: m.stopReason ?? null, error: m.errorMessage ?? null, model: `${m.provider}/${m.model}` });
+	});
+	pi.on("tool_execution_start", (event) => forward({ kind: "toolCall", id: event.toolCallId, name: event.toolName, args: event.args as unknown }));
+	pi.on("tool_execution_end", (event) => {
+		const result: unknown = event.result;
+		const content = typeof result === "object" && result !== null && "content" in result ? result.content : result;
+		forward({ kind: "toolResult", id: event.toolCallId, name: event.toolName, text: textOf(content).slice(0, MAX_FORWARDED_TEXT), isError: event.isError });
+	});
+	pi.on("model_select", (event) => forward({ kind: "modelChange", model: `${event.model.provider}/${event.model.id}` }));
+	pi.on("user_bash", (event) => {
+		forward({ kind: "userBash", command: event.command, excludeFromContext: event.excludeFromContext });
+	});
+
 	pi.on("session_start", async (event, ctx) => {
 		host = { hasUI: ctx.hasUI, ui: ctx.ui, registry: ctx.modelRegistry };
 		const found = findBinary();
@@ -571,6 +771,7 @@ export default function pimem(pi: ExtensionAPI) {
 	});
 
 	pi.on("agent_settled", async (event) => {
+		forward({ kind: "settled", aborted: event.aborted });
 		const messages = batch;
 		batch = [];
 		await ready;
@@ -578,7 +779,8 @@ export default function pimem(pi: ExtensionAPI) {
 		await sidecar.call("agent/settled", { messages: withoutImageData(messages), aborted: event.aborted }, 10_000).catch(() => undefined);
 	});
 
-	pi.on("session_compact", async () => {
+	pi.on("session_compact", async (event) => {
+		forward({ kind: "compaction", reason: event.reason, tokensBefore: event.compactionEntry.tokensBefore ?? null });
 		await ready;
 		if (!sidecar) return;
 		try {

@@ -17,6 +17,14 @@ export type PiRequests = {
 	"sessions/ask": { params: SessionsAskParams, result: SessionsToolResult },
 	"sessions/candidates": { params: SessionsCandidatesParams, result: SessionsCandidatesResult },
 	"sessions/expand": { params: SessionsExpandParams, result: SessionsExpandResult },
+	"experience/run": { params: ExperienceRunParams, result: ExperienceRunResult },
+	"experience/panel": { params: PanelParams, result: PanelResult },
+	"experience/tool": { params: ExperienceToolParams, result: ExperienceToolResult },
+};
+
+/** Notifications pi sends the sidecar: method → params. */
+export type PiNotifications = {
+	"run/event": { params: RunEventParams },
 };
 
 /** Requests the sidecar sends pi: method → params and result. */
@@ -354,6 +362,139 @@ export type SessionsExpandResult = {
 	text: string | null,
 	/** A warning for the user (the sessions could not be enumerated; the input is unchanged). */
 	warning: string | null,
+};
+
+/** `experience/run`: `/experience <args>` (PX-11). */
+export type ExperienceRunParams = {
+	/** The text after `/experience`. */
+	args: string,
+	/** The user confirmed already (the panel's `S`): no `ui/confirm`. */
+	confirmed?: boolean,
+	/** The extension's forwarding times (sent with `debug`). */
+	forwarding?: ForwardingStats,
+};
+
+/** How long pi's event handlers spent forwarding run events (measured by the extension, shown by `/experience debug`). */
+export type ForwardingStats = {
+	/** Events forwarded by this pi process. */
+	events: number,
+	/** Median handler time, microseconds. */
+	p50Us: number,
+	/** 99th percentile, microseconds. */
+	p99Us: number,
+	/** Longest, microseconds. */
+	maxUs: number,
+};
+
+/** The answer to `experience/run`. */
+export type ExperienceRunResult = {
+	/** What to show; `null` shows nothing. */
+	text: string | null,
+	/** How to show it. */
+	level: Level,
+	/** A message for the main agent (`prepare`): the extension sends it as a user message. */
+	prompt: string | null,
+};
+
+/** `experience/panel`: the lines of one view of the `/experience` panel (PX-10). */
+export type PanelParams = {
+	/** `overview`, `runs`, `run` or `debug`. */
+	view: "overview" | "runs" | "run" | "debug",
+	/** The run of the `run` view (`R01`). */
+	run?: string,
+};
+
+/** One view of the panel. */
+export type PanelResult = {
+	/** The title line. */
+	title: string,
+	/** The body lines. */
+	lines: Array<string>,
+	/** The key line. */
+	keys: string,
+	/** The `runs` view: the run numbers of `lines`, in order (what ↑/↓ choose). */
+	runs: Array<string>,
+};
+
+/** `experience/tool`: one call of the `experience` tool. */
+export type ExperienceToolParams = {
+	/** pi's id of the call. */
+	toolCallId: string,
+	/** The arguments the model gave. */
+	args: unknown,
+};
+
+/** The answer to `experience/tool`. */
+export type ExperienceToolResult = {
+	/** The text returned to the model. */
+	text: string,
+	/** Whether the call failed (nothing changed then). */
+	isError: boolean,
+};
+
+/** `run/event` (notification, never answered, so forwarding never waits): one of pi's events for the run log (PX-05, PX-18). The sidecar queues it and writes batches in the background. */
+export type RunEventParams = {
+	/** When pi saw it (Unix ms). */
+	at: number,
+	/** What happened. */
+	event: RunEvent,
+};
+
+/** The events the extension forwards, by pi event: `agent_start` → `runStart`, `message_end` → `prompt` (user) or `assistant`, `tool_execution_start` → `toolCall`, `tool_execution_end` → `toolResult`, `model_select` → `modelChange`, `session_compact` → `compaction`, `user_bash` → `userBash`, `agent_settled` → `settled`. */
+export type RunEvent = {
+	"kind": "runStart"
+} | {
+	"kind": "prompt",
+	/** Its text. */
+	text: string,
+} | {
+	"kind": "assistant",
+	/** Its text blocks, joined. */
+	text: string,
+	/** pi's stop reason. */
+	stopReason: string | null,
+	/** pi's `errorMessage`. */
+	error: string | null,
+	/** `provider/model-id`. */
+	model: string | null,
+} | {
+	"kind": "toolCall",
+	/** The call's id. */
+	id: string,
+	/** The tool. */
+	name: string,
+	/** Its arguments. */
+	args: unknown,
+} | {
+	"kind": "toolResult",
+	/** The call's id. */
+	id: string,
+	/** The tool. */
+	name: string,
+	/** The result's text blocks, joined (the extension caps them at 8192 characters; the run log keeps 2000). */
+	text: string,
+	/** Whether it failed. */
+	isError: boolean,
+} | {
+	"kind": "modelChange",
+	/** `provider/model-id`. */
+	model: string,
+} | {
+	"kind": "compaction",
+	/** Why it compacted. */
+	reason: string,
+	/** Context tokens before, when pi says. */
+	tokensBefore: number | null,
+} | {
+	"kind": "userBash",
+	/** The command. */
+	command: string,
+	/** `!!`. */
+	excludeFromContext: boolean,
+} | {
+	"kind": "settled",
+	/** Whether the run was aborted. */
+	aborted: boolean,
 };
 
 /** `model/complete`: one chat completion through pi's model registry. pi answers the [`ModelCompletion`], or errors `-32010` (model unresolvable) and `-32011` (provider failure). */

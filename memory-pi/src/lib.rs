@@ -9,6 +9,7 @@
 //! out as one document.
 #![forbid(unsafe_code)]
 
+pub mod experience;
 pub mod export;
 pub mod import;
 #[cfg(feature = "mcp")]

@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 mod cli;
+mod cli_experience;
 mod cli_io;
 mod cli_sessions;
 mod cli_tasks;
@@ -79,6 +80,9 @@ enum Command {
     Unlock(cli::UnlockArgs),
     /// Print the exact `memory_index` system-prompt section (window + sanitising).
     Section,
+    /// The run log: recorded pi runs, their summaries and experiences (`/experience` in pi).
+    #[command(subcommand)]
+    Experience(cli_experience::ExperienceCommand),
     /// Consolidate memories with the dream model (merge duplicates, fix contradictions).
     Dream(cli_tasks::DreamArgs),
     /// Extract memories from a transcript (a JSON array of pi agent messages).
@@ -162,6 +166,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::RebuildIndex => cli::cmd_rebuild_index(&ctx),
         Command::Unlock(args) => cli::cmd_unlock(&ctx, args),
         Command::Section => cli::cmd_section(&ctx),
+        Command::Experience(cmd) => cli_experience::cmd_experience(&ctx, cmd),
         Command::Dream(args) => cli_tasks::cmd_dream(&ctx, args),
         Command::Extract(args) => cli_tasks::cmd_extract(&ctx, args),
         Command::Surface(args) => cli_tasks::cmd_surface(&ctx, args),

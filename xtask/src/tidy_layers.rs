@@ -38,8 +38,18 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["memory-js", "memory-index", "memory-rank", "memory-core"],
     ),
     (
+        "memory-runlog",
+        &["memory-lock", "memory-core", "memory-agent"],
+    ),
+    (
         "memory-pi",
-        &["memory-keys", "memory-index", "memory-core", "memory-agent"],
+        &[
+            "memory-keys",
+            "memory-index",
+            "memory-core",
+            "memory-agent",
+            "memory-runlog",
+        ],
     ),
 ];
 

@@ -94,6 +94,8 @@ impl Model for Scripted {
             Task::Dream if tool_results == 0 => call(n, json!({"action": "list"})),
             Task::Dream if tool_results == 1 => call(n, json!({"action": "rebuild_index"})),
             Task::Dream => text("Consolidated: nothing duplicated, index rebuilt."),
+            // This program records no runs; a summary request gets a plain answer.
+            Task::Experience => text("Nothing to summarize."),
         })
     }
 }

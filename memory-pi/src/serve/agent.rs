@@ -22,11 +22,14 @@ use super::protocol::{ConfirmParams, Level};
 use super::session::Session;
 
 /// The model for `task` when its module is on.
-fn model_for(server: &Server, session: &Session, task: Task) -> Option<PiModel> {
+pub(super) fn model_for(server: &Server, session: &Session, task: Task) -> Option<PiModel> {
     let state = match task {
         Task::Dream => &session.modules.dream,
         Task::ExtractMemories => &session.modules.extract_memories,
         Task::AutoSurfacing => &session.modules.auto_surfacing,
+        // Not a `/memory` module: a configured model is used, and a failing one is the
+        // summary's recorded error.
+        Task::Experience => return PiModel::for_task(server.peer.clone(), &session.cfg, task),
     };
     match state {
         ModuleState::On(_) => PiModel::for_task(server.peer.clone(), &session.cfg, task),

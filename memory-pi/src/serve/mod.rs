@@ -48,6 +48,15 @@
 //! | `sessions/ask` | [`SessionsAskParams`](protocol::SessionsAskParams) | [`SessionsToolResult`](protocol::SessionsToolResult): `ask-session` |
 //! | `sessions/candidates` | [`SessionsCandidatesParams`](protocol::SessionsCandidatesParams) | [`SessionsCandidatesResult`](protocol::SessionsCandidatesResult): `@s:` / `@as:` completion |
 //! | `sessions/expand` | [`SessionsExpandParams`](protocol::SessionsExpandParams) | [`SessionsExpandResult`](protocol::SessionsExpandResult): references on submit |
+//! | `experience/run` | [`ExperienceRunParams`](protocol::ExperienceRunParams) | [`ExperienceRunResult`](protocol::ExperienceRunResult): `/experience <args>`; a `prompt` goes to the agent |
+//! | `experience/panel` | [`PanelParams`](protocol::PanelParams) | [`PanelResult`](protocol::PanelResult): one view of the panel |
+//! | `experience/tool` | [`ExperienceToolParams`](protocol::ExperienceToolParams) | [`ExperienceToolResult`](protocol::ExperienceToolResult) |
+//! | `run/event` (notification) | [`RunEventParams`](protocol::RunEventParams) | — queued for the run log, never answered |
+//!
+//! The run log (`run/event`, `/experience`, the `experience` tool) is described in the
+//! `experience` module: events are queued by the reader and written in batches by one recorder
+//! thread; `session/shutdown` and end of input close it (a run still open becomes
+//! `recovery_required`).
 //!
 //! `session/start`: `recorded` is the `data` of the last `custom` entry with customType
 //! `pimem-memory-index` on the branch; `sectionPatches` are, in branch order, the `sections`
@@ -112,6 +121,7 @@
 
 mod agent;
 mod ask;
+mod experience;
 mod handlers;
 mod pimodel;
 pub mod protocol;
@@ -132,7 +142,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use protocol::Request;
+use protocol::{Notify, Request};
 use rpc::{Framed, MAX_LINE_BYTES, Peer, RpcError, code, read_line_capped};
 use session::Session;
 use tasks::Tasks;
@@ -160,6 +170,8 @@ pub struct Server {
     started: Condvar,
     /// pi-session: the session listing and the running asks (`sessions/*`).
     pisession: sessions::PiSession,
+    /// The run log's event queue and writer thread (`run/event`).
+    recorder: experience::Recorder,
 }
 
 impl Server {
@@ -171,6 +183,7 @@ impl Server {
             starting: Mutex::new(0),
             started: Condvar::new(),
             pisession: sessions::PiSession::default(),
+            recorder: experience::Recorder::default(),
         }
     }
 
@@ -251,7 +264,10 @@ pub fn serve(mut input: impl BufRead, output: Box<dyn Write + Send>) -> Result<(
     }
     // pi is gone: nobody can answer our requests any more.
     peer.close();
+    // A run still open was cut off: written as `recovery_required`, no end time.
     server.pisession.close();
+    // A run still open was cut off: written as `recovery_required`, no end time.
+    experience::close(&server);
     let drain = server
         .session()
         .map(|s| Duration::from_millis(s.cfg.lock.timeout_ms))
@@ -306,7 +322,12 @@ fn dispatch(server: &Arc<Server>, line: &[u8]) {
         return;
     };
     let Some(id) = id else {
-        return; // notifications from pi: none are defined in protocol 1
+        // Notifications from pi: `run/event` only (others are ignored).
+        if method == protocol::RunEventParams::METHOD {
+            let params = msg.get("params").cloned().unwrap_or(Value::Null);
+            experience::event(server, params);
+        }
+        return;
     };
     let params = msg.get("params").cloned().unwrap_or(Value::Null);
     let is_start = method == "session/start";
@@ -345,7 +366,14 @@ fn handle(server: &Arc<Server>, method: &str, params: Value) -> Result<Value, Rp
             answer(params, |p| handlers::tool_execute(server, p))
         }
         protocol::CommandParams::METHOD => answer(params, |p| handlers::command(server, p)),
-        protocol::ShutdownParams::METHOD => answer(params, |p| handlers::shutdown(server, p)),
+        protocol::ShutdownParams::METHOD => {
+            // Everything pi sent before is written; a run still open is cut off.
+            experience::close(server);
+            answer(params, |p| handlers::shutdown(server, p))
+        }
+        protocol::ExperienceRunParams::METHOD => answer(params, |p| experience::run(server, p)),
+        protocol::PanelParams::METHOD => answer(params, |p| experience::panel(server, p)),
+        protocol::ExperienceToolParams::METHOD => answer(params, |p| experience::tool(server, p)),
         m if m.starts_with("sessions/") => sessions::route(server, m, params),
         other => Err(RpcError::new(
             code::METHOD_NOT_FOUND,

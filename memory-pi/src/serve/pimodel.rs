@@ -38,6 +38,7 @@ impl PiModel {
             Task::Dream => &cfg.dream.think_level,
             Task::ExtractMemories => &cfg.extract_memories.think_level,
             Task::AutoSurfacing => &cfg.auto_surfacing.think_level,
+            Task::Experience => &cfg.experience.think_level,
         };
         Some(PiModel {
             peer,

@@ -95,6 +95,13 @@ requests!(PiRequests {
     SessionsAskParams: "sessions/ask" -> SessionsToolResult,
     SessionsCandidatesParams: "sessions/candidates" -> SessionsCandidatesResult,
     SessionsExpandParams: "sessions/expand" -> SessionsExpandResult,
+    ExperienceRunParams: "experience/run" -> ExperienceRunResult,
+    PanelParams: "experience/panel" -> PanelResult,
+    ExperienceToolParams: "experience/tool" -> ExperienceToolResult,
+});
+
+notifications!(PiNotifications {
+    RunEventParams: "run/event",
 });
 
 requests!(SidecarRequests {
@@ -570,6 +577,244 @@ pub struct SessionsSearchParams {
     pub args: Value,
 }
 
+// ------------------------------------------------------------------ pi → sidecar: the run log
+
+/// `run/event` (notification, never answered, so forwarding never waits): one of pi's events
+/// for the run log (PX-05, PX-18). The sidecar queues it and writes batches in the background.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct RunEventParams {
+    /// When pi saw it (Unix ms).
+    #[cfg_attr(test, ts(type = "number"))]
+    pub at: i64,
+    /// What happened.
+    pub event: RunEvent,
+}
+
+/// The events the extension forwards, by pi event: `agent_start` → `runStart`,
+/// `message_end` → `prompt` (user) or `assistant`, `tool_execution_start` → `toolCall`,
+/// `tool_execution_end` → `toolResult`, `model_select` → `modelChange`, `session_compact` →
+/// `compaction`, `user_bash` → `userBash`, `agent_settled` → `settled`.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(TS))]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum RunEvent {
+    /// `agent_start`.
+    RunStart,
+    /// The user's prompt (text blocks joined).
+    Prompt {
+        /// Its text.
+        text: String,
+    },
+    /// A finished assistant message.
+    Assistant {
+        /// Its text blocks, joined.
+        text: String,
+        /// pi's stop reason.
+        #[serde(default)]
+        #[cfg_attr(test, ts(type = "string | null"))]
+        stop_reason: Option<String>,
+        /// pi's `errorMessage`.
+        #[serde(default)]
+        #[cfg_attr(test, ts(type = "string | null"))]
+        error: Option<String>,
+        /// `provider/model-id`.
+        #[serde(default)]
+        #[cfg_attr(test, ts(type = "string | null"))]
+        model: Option<String>,
+    },
+    /// `tool_execution_start`.
+    ToolCall {
+        /// The call's id.
+        id: String,
+        /// The tool.
+        name: String,
+        /// Its arguments.
+        #[serde(default)]
+        #[cfg_attr(test, ts(type = "unknown"))]
+        args: Value,
+    },
+    /// `tool_execution_end`.
+    ToolResult {
+        /// The call's id.
+        id: String,
+        /// The tool.
+        name: String,
+        /// The result's text blocks, joined (the extension caps them at 8192 characters; the
+        /// run log keeps 2000).
+        text: String,
+        /// Whether it failed.
+        #[serde(default)]
+        is_error: bool,
+    },
+    /// `model_select`.
+    ModelChange {
+        /// `provider/model-id`.
+        model: String,
+    },
+    /// `session_compact`.
+    Compaction {
+        /// Why it compacted.
+        reason: String,
+        /// Context tokens before, when pi says.
+        #[serde(default)]
+        #[cfg_attr(test, ts(type = "number | null"))]
+        tokens_before: Option<u64>,
+    },
+    /// `user_bash`: only the initiation of `!cmd` / `!!cmd` (PX-18).
+    UserBash {
+        /// The command.
+        command: String,
+        /// `!!`.
+        #[serde(default)]
+        exclude_from_context: bool,
+    },
+    /// `agent_settled`.
+    Settled {
+        /// Whether the run was aborted.
+        #[serde(default)]
+        aborted: bool,
+    },
+}
+
+impl From<RunEvent> for memory_runlog::Event {
+    fn from(e: RunEvent) -> Self {
+        use memory_runlog::Event as E;
+        match e {
+            RunEvent::RunStart => E::RunStart,
+            RunEvent::Prompt { text } => E::Prompt { text },
+            RunEvent::Assistant {
+                text,
+                stop_reason,
+                error,
+                model,
+            } => E::Assistant {
+                text,
+                stop_reason,
+                error,
+                model,
+            },
+            RunEvent::ToolCall { id, name, args } => E::ToolCall { id, name, args },
+            RunEvent::ToolResult {
+                id,
+                name,
+                text,
+                is_error,
+            } => E::ToolResult {
+                id,
+                name,
+                text,
+                is_error,
+            },
+            RunEvent::ModelChange { model } => E::ModelChange { model },
+            RunEvent::Compaction {
+                reason,
+                tokens_before,
+            } => E::Compaction {
+                reason,
+                tokens_before,
+            },
+            RunEvent::UserBash {
+                command,
+                exclude_from_context,
+            } => E::UserBash {
+                command,
+                exclude_from_context,
+            },
+            RunEvent::Settled { aborted } => E::Settled { aborted },
+        }
+    }
+}
+
+/// How long pi's event handlers spent forwarding run events (measured by the extension,
+/// shown by `/experience debug`).
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ForwardingStats {
+    /// Events forwarded by this pi process.
+    pub events: u64,
+    /// Median handler time, microseconds.
+    pub p50_us: f64,
+    /// 99th percentile, microseconds.
+    pub p99_us: f64,
+    /// Longest, microseconds.
+    pub max_us: f64,
+}
+
+/// `experience/run`: `/experience <args>` (PX-11).
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct ExperienceRunParams {
+    /// The text after `/experience`.
+    #[serde(default, deserialize_with = "nullable")]
+    pub args: String,
+    /// The user confirmed already (the panel's `S`): no `ui/confirm`.
+    #[serde(default)]
+    #[cfg_attr(test, ts(optional))]
+    pub confirmed: Option<bool>,
+    /// The extension's forwarding times (sent with `debug`).
+    #[serde(default)]
+    #[cfg_attr(test, ts(optional))]
+    pub forwarding: Option<ForwardingStats>,
+}
+
+/// The answer to `experience/run`.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct ExperienceRunResult {
+    /// What to show; `null` shows nothing.
+    pub text: Option<String>,
+    /// How to show it.
+    pub level: Level,
+    /// A message for the main agent (`prepare`): the extension sends it as a user message.
+    pub prompt: Option<String>,
+}
+
+/// `experience/panel`: the lines of one view of the `/experience` panel (PX-10).
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct PanelParams {
+    /// `overview`, `runs`, `run` or `debug`.
+    #[cfg_attr(test, ts(type = "\"overview\" | \"runs\" | \"run\" | \"debug\""))]
+    pub view: String,
+    /// The run of the `run` view (`R01`).
+    #[serde(default)]
+    #[cfg_attr(test, ts(optional))]
+    pub run: Option<String>,
+}
+
+/// One view of the panel.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct PanelResult {
+    /// The title line.
+    pub title: String,
+    /// The body lines.
+    pub lines: Vec<String>,
+    /// The key line.
+    pub keys: String,
+    /// The `runs` view: the run numbers of `lines`, in order (what ↑/↓ choose).
+    pub runs: Vec<String>,
+}
+
+/// `experience/tool`: one call of the `experience` tool.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ExperienceToolParams {
+    /// pi's id of the call.
+    #[serde(default, deserialize_with = "informational")]
+    pub tool_call_id: String,
+    /// The arguments the model gave.
+    #[cfg_attr(test, ts(type = "unknown"))]
+    pub args: Value,
+}
+
 /// `sessions/ask`: one call of the `ask-session` tool.
 #[derive(Debug, Clone, Deserialize)]
 #[cfg_attr(test, derive(TS))]
@@ -685,6 +930,17 @@ pub struct SessionReport {
     /// `{status, id, name, cwd, path, answer?, error?}`.
     #[cfg_attr(test, ts(type = "unknown"))]
     pub details: Value,
+}
+
+/// The answer to `experience/tool`.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ExperienceToolResult {
+    /// The text returned to the model.
+    pub text: String,
+    /// Whether the call failed (nothing changed then).
+    pub is_error: bool,
 }
 
 // ------------------------------------------------------------------ sidecar → pi
@@ -993,6 +1249,7 @@ mod tests {
             let doc = match name {
                 "PiRequests" => "Requests pi sends the sidecar: method → params and result.",
                 "SidecarRequests" => "Requests the sidecar sends pi: method → params and result.",
+                "PiNotifications" => "Notifications pi sends the sidecar: method → params.",
                 _ => "Notifications the sidecar sends pi: method → params.",
             };
             let _ = writeln!(self.maps, "/** {doc} */\nexport type {name} = {{");
@@ -1117,6 +1374,7 @@ mod tests {
     fn protocol_ts() -> String {
         let mut r = Render::new();
         PiRequests(&mut r);
+        PiNotifications(&mut r);
         SidecarRequests(&mut r);
         SidecarNotifications(&mut r);
         r.declare::<ProtocolMismatch>();

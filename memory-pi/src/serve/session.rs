@@ -40,6 +40,10 @@ pub struct StartInfo {
     pub session_dir: Option<PathBuf>,
     /// A headless child session (subagent): no surfacing, extraction or nudge.
     pub child: bool,
+    /// pi's session id (the run log's session).
+    pub session_id: String,
+    /// pi's session file; `None` for an in-memory session.
+    pub session_file: Option<String>,
 }
 
 impl From<&SessionStartParams> for StartInfo {
@@ -53,6 +57,8 @@ impl From<&SessionStartParams> for StartInfo {
             has_ui: p.has_ui,
             session_dir: p.session_dir.as_ref().map(PathBuf::from),
             child: p.child,
+            session_id: p.session_id.clone(),
+            session_file: p.session_file.clone(),
         }
     }
 }

@@ -1125,3 +1125,7 @@ fn end_of_input_waits_for_background_work_and_exits_zero() {
     pi.wait_asked("model/complete");
     assert!(pi.finish().success());
 }
+
+// The run log through the protocol: a child module, so it uses the fake pi above.
+#[path = "serve_experience.rs"]
+mod experience;

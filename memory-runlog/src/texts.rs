@@ -1,0 +1,450 @@
+//! Everything a person reads: the message catalog and the renderings of `/experience` and
+//! `pimem experience` (PX-10, PX-11; the texts are this implementation's, VECTORS §Z 17).
+//!
+//! Every text lives in one [`Catalog`] value. [`EN`] is the only catalog today; pi-experience
+//! showed its panel in Chinese, and a Chinese catalog is one more `const` of the same type:
+//! the compiler then checks that it has every text. Templates use `{name}` placeholders,
+//! filled by [`fill`].
+
+use jiff::Timestamp;
+
+use crate::experience::ExperienceRow;
+use crate::log::{Diagnostics, EventRow, RunRow, SummaryState};
+use crate::search::{Hit, HitRef};
+
+/// One language's texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Catalog {
+    /// The panel's title line.
+    pub panel_title: &'static str,
+    /// The panel's key line.
+    pub panel_keys: &'static str,
+    /// The key line while browsing runs.
+    pub panel_browse_keys: &'static str,
+    /// The key line under a run's details.
+    pub panel_back_keys: &'static str,
+    /// `{runs} runs · {running} running · {recovery} need recovery · {pending} summaries pending · {experiences} experiences`.
+    pub panel_counts: &'static str,
+    /// Heading of the latest runs.
+    pub panel_latest: &'static str,
+    /// Heading of the experiences.
+    pub panel_experiences: &'static str,
+    /// `{shown}`/`{total}` runs header.
+    pub runs_header: &'static str,
+    /// No runs at all.
+    pub no_runs: &'static str,
+    /// No experiences yet.
+    pub no_experiences: &'static str,
+    /// An end time nobody confirmed.
+    pub not_confirmed: &'static str,
+    /// Field labels of `show R01`.
+    pub label_uuid: &'static str,
+    /// Session label.
+    pub label_session: &'static str,
+    /// "in memory (no session file)".
+    pub in_memory: &'static str,
+    /// Fork lineage note.
+    pub lineage_unresolved: &'static str,
+    /// Started label.
+    pub label_started: &'static str,
+    /// Ended label.
+    pub label_ended: &'static str,
+    /// Model label.
+    pub label_model: &'static str,
+    /// Stop reason label.
+    pub label_stop: &'static str,
+    /// Error label.
+    pub label_error: &'static str,
+    /// Events label.
+    pub label_events: &'static str,
+    /// Experience label.
+    pub label_experience: &'static str,
+    /// Summary label.
+    pub label_summary: &'static str,
+    /// "none".
+    pub none: &'static str,
+    /// Summary waiting.
+    pub summary_pending: &'static str,
+    /// The run has not settled.
+    pub summary_none: &'static str,
+    /// Sources label.
+    pub label_sources: &'static str,
+    /// Children label.
+    pub label_children: &'static str,
+    /// Parent label.
+    pub label_parent: &'static str,
+    /// Time range label.
+    pub label_range: &'static str,
+    /// Merged label.
+    pub label_merged: &'static str,
+    /// Remembered label.
+    pub label_remembered: &'static str,
+    /// `{start} – {end} ({runs} runs)`.
+    pub range_text: &'static str,
+    /// No sources.
+    pub range_empty: &'static str,
+    /// Search without words.
+    pub search_usage: &'static str,
+    /// `No runs or experiences match "{words}".`
+    pub search_none: &'static str,
+    /// `raw` header: `{run}: {count} events`.
+    pub raw_header: &'static str,
+    /// Diagnostics header.
+    pub debug_header: &'static str,
+    /// No run log yet.
+    pub no_log: &'static str,
+    /// The sub-commands.
+    pub usage: &'static str,
+    /// `prepare` with nothing to hand over.
+    pub prepare_nothing: &'static str,
+    /// `prepare` header: `{count}` runs.
+    pub prepare_header: &'static str,
+    /// The question before handing runs to the agent.
+    pub prepare_confirm_title: &'static str,
+    /// Its body: `{count}`.
+    pub prepare_confirm_body: &'static str,
+    /// Headless `prepare`.
+    pub prepare_needs_ui: &'static str,
+    /// Handed over: `{count}`.
+    pub prepare_sent: &'static str,
+    /// The message the agent gets: `{runs}` is the audited list.
+    pub prepare_prompt: &'static str,
+    /// Recording is off.
+    pub disabled: &'static str,
+    /// `remember` done: `{exp}`, `{saved}`.
+    pub remembered: &'static str,
+}
+
+/// English.
+pub const EN: Catalog = Catalog {
+    panel_title: "Experience — recorded runs and what was learned",
+    panel_keys: "R refresh · L browse runs · S ask the agent to tidy · D diagnostics · Esc close",
+    panel_browse_keys: "↑/↓ choose · Enter show · Esc back",
+    panel_back_keys: "Esc back",
+    panel_counts: "{runs} runs · {running} running · {recovery} need recovery · {pending} summaries pending · {experiences} experiences",
+    panel_latest: "Latest runs",
+    panel_experiences: "Experiences",
+    runs_header: "Runs, newest first ({shown} of {total}):",
+    no_runs: "No runs recorded in this project yet. Recording starts with the next prompt.",
+    no_experiences: "No experiences yet. /experience prepare hands the audited runs to the agent to merge.",
+    not_confirmed: "not confirmed",
+    label_uuid: "UUID",
+    label_session: "Session",
+    in_memory: "in memory (no session file)",
+    lineage_unresolved: "forked; lineage unresolved",
+    label_started: "Started",
+    label_ended: "Ended",
+    label_model: "Model",
+    label_stop: "Stop reason",
+    label_error: "Error",
+    label_events: "Events",
+    label_experience: "Experience",
+    label_summary: "Summary",
+    none: "none",
+    summary_pending: "pending",
+    summary_none: "none (the run has not settled)",
+    label_sources: "Sources",
+    label_children: "Children",
+    label_parent: "Parent",
+    label_range: "Time range",
+    label_merged: "Merged from",
+    label_remembered: "Memory",
+    range_text: "{start} – {end} ({runs} runs)",
+    range_empty: "no runs yet",
+    search_usage: "Usage: /experience search <words>",
+    search_none: "No runs or experiences match \"{words}\".",
+    raw_header: "{run}: {count} events, as recorded",
+    debug_header: "Run log diagnostics",
+    no_log: "No run log in this project yet.",
+    usage: "Usage: /experience [runs | show R01 | show E1 | raw R01 | search <words> | prepare | remember E1 | debug]",
+    prepare_nothing: "Nothing to prepare: no summarized run is waiting to be merged.",
+    prepare_header: "{count} summarized runs not yet in an experience:",
+    prepare_confirm_title: "Experience",
+    prepare_confirm_body: "Hand these {count} audited runs to the agent to merge into experiences?",
+    prepare_needs_ui: "Handing runs to the agent needs a confirmation, which print and json modes cannot give. Run /experience prepare in pi's terminal UI or over --mode rpc.",
+    prepare_sent: "Handed {count} runs to the agent.",
+    prepare_prompt: "The user audited these summaries of recorded runs. Merge them into experiences with the `experience` tool: group runs that belong together, create experiences with a short title and what was learned, put related experiences under a common parent, and merge root experiences that describe the same thing across sessions. Do not invent runs.\n\n{runs}",
+    disabled: "Run recording is off (\"experience.enabled\": false in memory.json).",
+    remembered: "{exp} is now a memory: {saved}",
+};
+
+/// Fills `{name}` placeholders.
+pub fn fill(template: &str, args: &[(&str, &dyn std::fmt::Display)]) -> String {
+    let mut out = template.to_owned();
+    for (k, v) in args {
+        out = out.replace(&format!("{{{k}}}"), &v.to_string());
+    }
+    out
+}
+
+/// Unix ms → `2026-11-29 22:18:21Z` (UTC, seconds).
+pub fn time(ms: i64) -> String {
+    match Timestamp::from_millisecond(ms) {
+        Ok(t) => t.strftime("%Y-%m-%d %H:%M:%SZ").to_string(),
+        Err(_) => ms.to_string(),
+    }
+}
+
+fn summary_word(c: &Catalog, s: SummaryState) -> &'static str {
+    match s {
+        SummaryState::None => c.none,
+        SummaryState::Pending => c.summary_pending,
+        SummaryState::Done => "done",
+        SummaryState::Failed => "failed",
+        SummaryState::Unavailable => "unavailable",
+    }
+}
+
+/// One line per run: `R03  completed          2026-11-29 22:18:21Z  summary done  hello`.
+pub fn run_line(c: &Catalog, r: &RunRow) -> String {
+    format!(
+        "{:<5} {:<18} {}  {} {:<11} {}",
+        r.number.to_string(),
+        r.status.as_str(),
+        time(r.started_at),
+        c.label_summary.to_lowercase(),
+        summary_word(c, r.summary_state),
+        r.title
+    )
+    .trim_end()
+    .to_owned()
+}
+
+/// `/experience runs`.
+pub fn runs(c: &Catalog, rows: &[RunRow], total: i64) -> String {
+    if rows.is_empty() {
+        return c.no_runs.to_owned();
+    }
+    let mut out = fill(c.runs_header, &[("shown", &rows.len()), ("total", &total)]);
+    for r in rows {
+        out.push('\n');
+        out.push_str(&run_line(c, r));
+    }
+    out
+}
+
+/// `/experience show R01`.
+pub fn show_run(c: &Catalog, r: &RunRow) -> String {
+    let mut lines = vec![format!("{} · {}", r.number, r.status.as_str())];
+    lines.push(format!("{}: {}", c.label_uuid, r.uuid));
+    let mut session = format!(
+        "{}: {} ({})",
+        c.label_session,
+        r.session,
+        r.session_file.as_deref().unwrap_or(c.in_memory)
+    );
+    if r.lineage.as_deref() == Some("unresolved") {
+        session.push_str(&format!("; {}", c.lineage_unresolved));
+    }
+    lines.push(session);
+    lines.push(format!("{}: {}", c.label_started, time(r.started_at)));
+    lines.push(format!(
+        "{}: {}",
+        c.label_ended,
+        r.ended_at
+            .map(time)
+            .unwrap_or_else(|| c.not_confirmed.to_owned())
+    ));
+    if !r.title.is_empty() {
+        lines.push(format!("> {}", r.title));
+    }
+    if let Some(m) = &r.model {
+        lines.push(format!("{}: {m}", c.label_model));
+    }
+    if let Some(s) = &r.stop_reason {
+        lines.push(format!("{}: {s}", c.label_stop));
+    }
+    if let Some(e) = &r.error {
+        lines.push(format!("{}: {e}", c.label_error));
+    }
+    lines.push(format!("{}: {}", c.label_events, r.events));
+    lines.push(format!(
+        "{}: {}",
+        c.label_experience,
+        r.experience
+            .map(|e| e.to_string())
+            .unwrap_or_else(|| c.none.to_owned())
+    ));
+    lines.push(match (r.summary_state, &r.summary, &r.summary_note) {
+        (SummaryState::Done, Some(s), _) => format!("{}: {s}", c.label_summary),
+        (SummaryState::None, _, _) => format!("{}: {}", c.label_summary, c.summary_none),
+        (state, _, Some(note)) => {
+            format!("{} ({}): {note}", c.label_summary, summary_word(c, state))
+        }
+        (state, _, None) => format!("{}: {}", c.label_summary, summary_word(c, state)),
+    });
+    lines.join("\n")
+}
+
+/// `/experience raw R01`: every stored event, as stored.
+pub fn raw(c: &Catalog, r: &RunRow, events: &[EventRow]) -> String {
+    let mut out = fill(
+        c.raw_header,
+        &[("run", &r.number), ("count", &events.len())],
+    );
+    for e in events {
+        out.push_str(&format!("\n#{} {} {} {}", e.id, time(e.at), e.kind, e.body));
+    }
+    out
+}
+
+/// `/experience search <words>`.
+pub fn search(c: &Catalog, words: &str, hits: &[Hit]) -> String {
+    if words.trim().is_empty() {
+        return c.search_usage.to_owned();
+    }
+    if hits.is_empty() {
+        return fill(c.search_none, &[("words", &words.trim())]);
+    }
+    hits.iter()
+        .map(|h| {
+            let id = match h.target {
+                HitRef::Run(r) => r.to_string(),
+                HitRef::Experience(e) => e.to_string(),
+            };
+            format!("{id:<5} {} — {}", h.title, h.snippet.replace('\n', " "))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The range line of an experience.
+pub fn range(c: &Catalog, e: &ExperienceRow) -> String {
+    match e.range.start {
+        None => c.range_empty.to_owned(),
+        Some(start) => fill(
+            c.range_text,
+            &[
+                ("start", &time(start)),
+                (
+                    "end",
+                    &e.range
+                        .end
+                        .map(time)
+                        .unwrap_or_else(|| c.not_confirmed.to_owned()),
+                ),
+                ("runs", &e.range.runs),
+            ],
+        ),
+    }
+}
+
+/// One line per experience, indented by depth.
+pub fn experience_line(e: &ExperienceRow, depth: usize) -> String {
+    let sources: Vec<String> = e.sources.iter().map(ToString::to_string).collect();
+    let mut line = format!("{}{} {}", "  ".repeat(depth), e.number, e.title);
+    if !sources.is_empty() {
+        line.push_str(&format!(" [{}]", sources.join(", ")));
+    }
+    line
+}
+
+/// The experiences as a tree (input in [`crate::RunLog::experiences`] order).
+pub fn experience_tree(c: &Catalog, rows: &[ExperienceRow]) -> String {
+    if rows.is_empty() {
+        return c.no_experiences.to_owned();
+    }
+    let mut depth: std::collections::BTreeMap<crate::ids::ExpNo, usize> = Default::default();
+    rows.iter()
+        .map(|e| {
+            let d = e.parent.and_then(|p| depth.get(&p)).map_or(0, |d| d + 1);
+            depth.insert(e.number, d);
+            experience_line(e, d)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `/experience show E1`.
+pub fn show_experience(c: &Catalog, e: &ExperienceRow) -> String {
+    let list = |v: Vec<String>| {
+        if v.is_empty() {
+            c.none.to_owned()
+        } else {
+            v.join(", ")
+        }
+    };
+    let mut lines = vec![format!("{} · {}", e.number, e.title)];
+    lines.push(format!(
+        "{}: {}",
+        c.label_parent,
+        e.parent
+            .map(|p| p.to_string())
+            .unwrap_or_else(|| c.none.to_owned())
+    ));
+    lines.push(format!(
+        "{}: {}",
+        c.label_children,
+        list(e.children.iter().map(ToString::to_string).collect())
+    ));
+    lines.push(format!(
+        "{}: {}",
+        c.label_sources,
+        list(e.sources.iter().map(ToString::to_string).collect())
+    ));
+    lines.push(format!("{}: {}", c.label_range, range(c, e)));
+    if !e.merged.is_empty() {
+        lines.push(format!(
+            "{}: {}",
+            c.label_merged,
+            list(e.merged.iter().map(ToString::to_string).collect())
+        ));
+    }
+    if let Some(f) = &e.remembered {
+        lines.push(format!("{}: {f}", c.label_remembered));
+    }
+    if !e.summary.is_empty() {
+        lines.push(String::new());
+        lines.push(e.summary.clone());
+    }
+    lines.join("\n")
+}
+
+/// `/experience debug`.
+pub fn debug(c: &Catalog, d: &Diagnostics, extra: &[String]) -> String {
+    let pairs = |v: &[(String, i64)]| {
+        if v.is_empty() {
+            "0".to_owned()
+        } else {
+            v.iter()
+                .map(|(k, n)| format!("{k}={n}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        }
+    };
+    let mut lines = vec![
+        c.debug_header.to_owned(),
+        format!("Database: {}", d.path),
+        format!(
+            "Schema: {} · journal_mode={} · synchronous={} · integrity {}",
+            d.schema, d.journal_mode, d.synchronous, d.integrity
+        ),
+        format!("Size: {} bytes (database + WAL)", d.bytes),
+        format!("Runs: {}", pairs(&d.runs)),
+        format!("Summaries: {}", pairs(&d.summaries)),
+        format!(
+            "Events: {} · sessions: {} · writers: {} ({} live) · experiences: {}",
+            d.events, d.sessions, d.writers, d.live_writers, d.experiences
+        ),
+    ];
+    lines.extend(extra.iter().cloned());
+    lines.join("\n")
+}
+
+/// The prepared list the user audits and the agent receives.
+pub fn prepare_list(rows: &[RunRow]) -> String {
+    rows.iter()
+        .map(|r| {
+            format!(
+                "{} ({}, {} – {}) {}\n  {}",
+                r.number,
+                r.status.as_str(),
+                time(r.started_at),
+                r.ended_at.map(time).unwrap_or_else(|| "?".to_owned()),
+                r.title,
+                r.summary.as_deref().unwrap_or("")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
