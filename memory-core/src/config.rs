@@ -136,6 +136,70 @@ pub struct ExtractConfig {
     pub session_persistence: Option<SessionPersistence>,
 }
 
+/// The language of what a person reads: panels, command output, notifications (PA-03).
+/// Texts sent to the model, command names, IDs and error classes stay English in every
+/// language.
+///
+/// Chosen by `memory.json` `"language"` (`"en"` or `"zh-CN"`), else by the locale
+/// (`LC_ALL`, then `LANG`), else English: [`ui_language`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Language {
+    /// English.
+    #[default]
+    En,
+    /// Simplified Chinese.
+    ZhCn,
+}
+
+impl Language {
+    /// The `memory.json` spelling: `"en"` or `"zh-CN"` (case and `-`/`_` are not significant).
+    pub fn from_setting(value: &str) -> Option<Language> {
+        match value.trim().to_ascii_lowercase().replace('_', "-").as_str() {
+            "en" => Some(Language::En),
+            "zh-cn" => Some(Language::ZhCn),
+            _ => None,
+        }
+    }
+
+    /// A POSIX locale name (`zh_CN.UTF-8`, `en_US`, `C`): `None` when it is empty, so the next
+    /// source is asked.
+    ///
+    /// Decision: every `zh*` locale (Taiwan and Hong Kong included) selects Simplified
+    /// Chinese, the only Chinese catalog; a reader of Traditional Chinese reads it more easily
+    /// than English. Any other non-empty locale (`C` and `POSIX` too) selects English.
+    pub fn from_locale(value: &str) -> Option<Language> {
+        let value = value.trim();
+        if value.is_empty() {
+            return None;
+        }
+        Some(if value.to_ascii_lowercase().starts_with("zh") {
+            Language::ZhCn
+        } else {
+            Language::En
+        })
+    }
+
+    /// The first source that decides: the setting, then `LC_ALL`, then `LANG`, else English.
+    pub fn choose(setting: Option<Language>, lc_all: Option<&str>, lang: Option<&str>) -> Language {
+        setting
+            .or_else(|| lc_all.and_then(Language::from_locale))
+            .or_else(|| lang.and_then(Language::from_locale))
+            .unwrap_or_default()
+    }
+}
+
+/// The language of what a person reads, for this configuration and this process's locale
+/// ([`Language::choose`] with `LC_ALL` and `LANG` from the environment).
+#[allow(clippy::disallowed_methods)] // the locale is this concern's own input
+pub fn ui_language(cfg: &Config) -> Language {
+    let env = |k: &str| std::env::var(k).ok();
+    Language::choose(
+        cfg.language,
+        env("LC_ALL").as_deref(),
+        env("LANG").as_deref(),
+    )
+}
+
 /// `experience`: the run log and its summaries (PX-02..PX-09; beyond pi-memory 2.5, whose
 /// `memory.json` has no such key).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -177,6 +241,8 @@ pub struct Config {
     pub extract_memories: ExtractConfig,
     /// The run log and its summaries.
     pub experience: ExperienceConfig,
+    /// `language`: what a person reads (`None`: the locale decides, [`ui_language`]).
+    pub language: Option<Language>,
 }
 
 impl Default for Config {
@@ -229,6 +295,7 @@ impl Default for Config {
                 think_level: "off".to_owned(),
                 session_persistence: None,
             },
+            language: None,
         }
     }
 }
@@ -615,6 +682,7 @@ pub fn config_from_value(value: &Value) -> (Config, Vec<String>) {
                 "experience.sessionPersistence",
             ),
         },
+        language: r.language(get("language")),
     };
     (config, r.problems)
 }
@@ -739,6 +807,19 @@ impl Reader {
         })
     }
 
+    fn language(&mut self, v: Option<&Value>) -> Option<Language> {
+        match v {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) if Language::from_setting(s).is_some() => {
+                Language::from_setting(s)
+            }
+            Some(_) => {
+                self.wrong("language", "\"en\" or \"zh-CN\"", "the locale's language");
+                None
+            }
+        }
+    }
+
     fn persistence(&mut self, v: Option<&Value>, key: &str) -> Option<SessionPersistence> {
         let obj = self.object(v, key)?;
         Some(SessionPersistence {
@@ -785,7 +866,9 @@ mod tests {
             auto_surfacing,
             extract_memories,
             experience,
+            language,
         } = cfg.clone();
+        assert_eq!(language, None, "not a pi-memory key: the locale decides");
         assert_eq!(memory_dir, "~/.pi/memory");
         assert_eq!(mem_index_max_lines, 200);
         assert_eq!(mem_index_max_bytes, 25600);
@@ -858,6 +941,59 @@ mod tests {
                 session_persistence: None,
             }
         );
+    }
+
+    #[test]
+    fn language_comes_from_the_setting_then_lc_all_then_lang() {
+        use Language::{En, ZhCn};
+        // (setting, LC_ALL, LANG) -> language
+        let table: [(Option<Language>, Option<&str>, Option<&str>, Language); 9] = [
+            (None, None, None, En),
+            (None, None, Some("zh_CN.UTF-8"), ZhCn),
+            (None, Some("en_US.UTF-8"), Some("zh_CN.UTF-8"), En),
+            (None, Some(""), Some("zh_TW.UTF-8"), ZhCn),
+            (None, Some("C"), Some("zh_CN"), En),
+            (Some(En), Some("zh_CN.UTF-8"), None, En),
+            (Some(ZhCn), Some("en_GB"), Some("en_GB"), ZhCn),
+            (None, Some("  "), Some(""), En),
+            (None, Some("ZH_SG"), None, ZhCn),
+        ];
+        for (setting, lc_all, lang, want) in table {
+            assert_eq!(
+                Language::choose(setting, lc_all, lang),
+                want,
+                "{setting:?} {lc_all:?} {lang:?}"
+            );
+        }
+        for (text, want) in [
+            ("en", Some(En)),
+            ("zh-CN", Some(ZhCn)),
+            ("zh_cn", Some(ZhCn)),
+            (" EN ", Some(En)),
+            ("zh", None),
+            ("fr", None),
+            ("", None),
+        ] {
+            assert_eq!(Language::from_setting(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn language_key_is_read_and_a_bad_value_is_a_problem() {
+        let (cfg, problems) = config_from_value(&serde_json::json!({"language": "zh-CN"}));
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(cfg.language, Some(Language::ZhCn));
+        let (cfg, problems) = config_from_value(&serde_json::json!({}));
+        assert!(problems.is_empty());
+        assert_eq!(cfg.language, None);
+        for bad in [serde_json::json!("klingon"), serde_json::json!(7)] {
+            let (cfg, problems) = config_from_value(&serde_json::json!({ "language": bad }));
+            assert_eq!(cfg.language, None);
+            assert_eq!(
+                problems,
+                ["language must be \"en\" or \"zh-CN\"; using the locale's language"]
+            );
+        }
     }
 
     #[test]

@@ -68,7 +68,8 @@ pub mod tool;
 
 pub use clock::Clock;
 pub use config::{
-    Config, ConfigProblem, LoadedConfig, Selector, SessionPersistence, Task, load_config,
+    Config, ConfigProblem, Language, LoadedConfig, Selector, SessionPersistence, Task, load_config,
+    ui_language,
 };
 pub use error::StoreError;
 pub use open::{OpenError, Project, default_agent_dir, expand_dir, home_dir, open_project};

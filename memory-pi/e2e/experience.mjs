@@ -117,6 +117,9 @@ export async function run(h) {
 		r = pi(`EX7 ${sub}`, AX, PX, ["-p", "--no-session", `/experience ${sub}`]);
 		check(`EX7: /experience ${sub} in print mode = pimem experience ${cli.join(" ")}`, r.stderr.includes(want) && want.length > 20, `stderr: ${r.stderr.slice(0, 600)}\nwant: ${want.slice(0, 400)}`);
 	}
+	// PA-03: a zh_* locale (no "language" key in memory.json) turns the texts Chinese
+	r = pi("EX7 zh", AX, PX, ["-p", "--no-session", "/experience runs"], { extraEnv: { LANG: "zh_CN.UTF-8", LC_ALL: undefined } });
+	check("EX7: with a zh_CN locale /experience runs speaks Simplified Chinese", /运行，最新的在前（\d+ 次中的 \d+ 次）：\nR\d+ /.test(r.stderr), r.stderr.slice(0, 400));
 	check("EX7: search finds the run by its prompt", exp(AX, PX, ["search", "hello"]).startsWith("R01   hello run one — [hello] run one"), exp(AX, PX, ["search", "hello"]));
 	// a run with three tool calls, then /experience debug in the same pi process: the forwarding
 	// cost of every event of that run, as pi's handlers saw it

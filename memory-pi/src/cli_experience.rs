@@ -4,7 +4,7 @@
 use anyhow::{Result, anyhow, bail};
 use clap::Subcommand;
 use memory_pi::experience::{self as read, Reply};
-use memory_runlog::texts::{EN, fill};
+use memory_runlog::texts::{catalog, fill};
 use serde_json::json;
 
 use crate::cli::{Context, print_json, print_text};
@@ -52,7 +52,7 @@ fn emit(ctx: &Context, reply: Reply) -> Result<()> {
 
 /// `pimem experience <sub>`.
 pub(crate) fn cmd_experience(ctx: &Context, cmd: ExperienceCommand) -> Result<()> {
-    let c = &EN;
+    let c = catalog(memory_core::ui_language(ctx.config()));
     let dir = ctx.store().dir();
     let Some(mut log) = read::open_log(dir).map_err(|e| anyhow!(e))? else {
         if ctx.json() {

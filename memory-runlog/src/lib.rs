@@ -32,7 +32,7 @@
 //! * **Experiences** ([`experience`]): run intervals as sources, at most one parent, no
 //!   cycles, no overlapping intervals, inherited time ranges unknown while a source has no
 //!   confirmed end (PX-12..PX-15).
-//! * **Texts** live in one [`texts::Catalog`] per language ([`texts::EN`] today).
+//! * **Texts** live in one [`texts::Catalog`] per language ([`texts::EN`], [`texts::ZH`]).
 //!
 //! # Example
 //! ```

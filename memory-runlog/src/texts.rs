@@ -1,19 +1,22 @@
 //! Everything a person reads: the message catalog and the renderings of `/experience` and
 //! `pimem experience` (PX-10, PX-11; the texts are this implementation's, VECTORS §Z 17).
 //!
-//! Every text lives in one [`Catalog`] value. [`EN`] is the only catalog today; pi-experience
-//! showed its panel in Chinese, and a Chinese catalog is one more `const` of the same type:
-//! the compiler then checks that it has every text. Templates use `{name}` placeholders,
-//! filled by [`fill`].
+//! Every text lives in one [`Catalog`] value per language: [`EN`] and [`ZH`] (pi-experience
+//! showed its panel in Chinese); [`catalog`] picks one for a [`Language`]. Both are values of
+//! one type, so the compiler checks that each has every text, and a test checks that each
+//! text of one has the same `{name}` placeholders as the other. Templates use `{name}`
+//! placeholders, filled by [`fill`]. What goes to the model (`prepare_prompt`, the
+//! `experience` tool's results) is English in both.
 
 use jiff::Timestamp;
+use memory_core::Language;
 
 use crate::experience::ExperienceRow;
 use crate::log::{Diagnostics, EventRow, RunRow, SummaryState};
 use crate::search::{Hit, HitRef};
 
 /// One language's texts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Catalog {
     /// The panel's title line.
     pub panel_title: &'static str,
@@ -167,6 +170,68 @@ pub const EN: Catalog = Catalog {
     disabled: "Run recording is off (\"experience.enabled\": false in memory.json).",
     remembered: "{exp} is now a memory: {saved}",
 };
+
+/// Simplified Chinese (pi-experience showed its panel in Chinese, PX-10). Command names,
+/// run and experience names, status words and diagnostics keys stay English (PA-03's rule).
+pub const ZH: Catalog = Catalog {
+    panel_title: "经验 — 已记录的运行与学到的内容",
+    panel_keys: "R 刷新 · L 浏览运行 · S 请智能体整理 · D 诊断 · Esc 关闭",
+    panel_browse_keys: "↑/↓ 选择 · Enter 查看 · Esc 返回",
+    panel_back_keys: "Esc 返回",
+    panel_counts: "{runs} 次运行 · {running} 次进行中 · {recovery} 次需要恢复 · {pending} 个摘要待生成 · {experiences} 条经验",
+    panel_latest: "最近的运行",
+    panel_experiences: "经验",
+    runs_header: "运行，最新的在前（{total} 次中的 {shown} 次）：",
+    no_runs: "本项目尚未记录任何运行。从下一条提示开始记录。",
+    no_experiences: "还没有经验。/experience prepare 会把审核过的运行交给智能体合并。",
+    not_confirmed: "未确认",
+    label_uuid: "UUID",
+    label_session: "会话",
+    in_memory: "仅在内存中（没有会话文件）",
+    lineage_unresolved: "已分叉；来源未解析",
+    label_started: "开始",
+    label_ended: "结束",
+    label_model: "模型",
+    label_stop: "停止原因",
+    label_error: "错误",
+    label_events: "事件",
+    label_experience: "经验",
+    label_summary: "摘要",
+    none: "无",
+    summary_pending: "待生成",
+    summary_none: "无（运行尚未结束）",
+    label_sources: "来源",
+    label_children: "子经验",
+    label_parent: "父经验",
+    label_range: "时间范围",
+    label_merged: "合并自",
+    label_remembered: "记忆",
+    range_text: "{start} – {end}（{runs} 次运行）",
+    range_empty: "还没有运行",
+    search_usage: "用法：/experience search <关键词>",
+    search_none: "没有与“{words}”匹配的运行或经验。",
+    raw_header: "{run}：{count} 个事件，按记录原样显示",
+    debug_header: "运行日志诊断",
+    no_log: "本项目还没有运行日志。",
+    usage: "用法：/experience [runs | show R01 | show E1 | raw R01 | search <关键词> | prepare | remember E1 | debug]",
+    prepare_nothing: "没有需要准备的内容：没有等待合并的已摘要运行。",
+    prepare_header: "{count} 次已摘要但尚未归入经验的运行：",
+    prepare_confirm_title: "经验",
+    prepare_confirm_body: "把这 {count} 次审核过的运行交给智能体合并为经验吗？",
+    prepare_needs_ui: "把运行交给智能体需要确认，print 和 json 模式无法确认。请在 pi 的终端界面或 --mode rpc 中运行 /experience prepare。",
+    prepare_sent: "已把 {count} 次运行交给智能体。",
+    prepare_prompt: "The user audited these summaries of recorded runs. Merge them into experiences with the `experience` tool: group runs that belong together, create experiences with a short title and what was learned, put related experiences under a common parent, and merge root experiences that describe the same thing across sessions. Do not invent runs.\n\n{runs}",
+    disabled: "运行记录已关闭（memory.json 中 \"experience.enabled\": false）。",
+    remembered: "{exp} 已保存为记忆：{saved}",
+};
+
+/// The catalog of a language.
+pub fn catalog(language: Language) -> &'static Catalog {
+    match language {
+        Language::En => &EN,
+        Language::ZhCn => &ZH,
+    }
+}
 
 /// Fills `{name}` placeholders.
 pub fn fill(template: &str, args: &[(&str, &dyn std::fmt::Display)]) -> String {
@@ -447,4 +512,64 @@ pub fn prepare_list(rows: &[RunRow]) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    fn texts(c: &Catalog) -> serde_json::Map<String, serde_json::Value> {
+        match serde_json::to_value(c) {
+            Ok(serde_json::Value::Object(m)) => m,
+            other => panic!("a catalog serializes to an object: {other:?}"),
+        }
+    }
+
+    fn placeholders(text: &str) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        let mut rest = text;
+        while let Some(open) = rest.find('{') {
+            let Some(close) = rest[open..].find('}') else {
+                break;
+            };
+            out.insert(rest[open + 1..open + close].to_owned());
+            rest = &rest[open + close + 1..];
+        }
+        out
+    }
+
+    #[test]
+    fn every_catalog_has_every_text_with_the_same_placeholders() {
+        let en = texts(&EN);
+        let zh = texts(&ZH);
+        assert_eq!(en.keys().collect::<Vec<_>>(), zh.keys().collect::<Vec<_>>());
+        for (key, e) in &en {
+            let (e, z) = (e.as_str().unwrap_or(""), zh[key].as_str().unwrap_or(""));
+            assert!(
+                !e.trim().is_empty() && !z.trim().is_empty(),
+                "{key} is empty"
+            );
+            assert_eq!(
+                placeholders(e),
+                placeholders(z),
+                "{key}: placeholders differ"
+            );
+        }
+    }
+
+    #[test]
+    fn chinese_catalog_is_chinese_where_a_person_reads_and_english_for_the_model() {
+        let zh = texts(&ZH);
+        // Names, IDs and the prompt for the model are the same in both catalogs.
+        let same = ["label_uuid", "prepare_prompt"];
+        for (key, z) in &zh {
+            let z = z.as_str().unwrap_or("");
+            let chinese = z.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c));
+            assert_eq!(!chinese, same.contains(&key.as_str()), "{key}: {z}");
+        }
+        assert_eq!(ZH.prepare_prompt, EN.prepare_prompt);
+        assert_eq!(*catalog(Language::ZhCn), ZH);
+        assert_eq!(*catalog(Language::En), EN);
+    }
 }

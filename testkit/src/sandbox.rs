@@ -73,7 +73,8 @@ impl Sandbox {
     }
 
     /// `program` with a hermetic environment: `HOME` in the sandbox, an empty global git
-    /// config, no system git config, and none of the variables that would redirect pi or git.
+    /// config, no system git config, none of the variables that would redirect pi or git, and
+    /// no locale (`LC_ALL`, `LANG`), so the texts a person reads are English.
     pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut c = Command::new(program);
         c.env("HOME", self.home())
@@ -88,7 +89,9 @@ impl Sandbox {
             .env_remove("PIMEM_MODEL_URL")
             .env_remove("PIMEM_API_KEY_ENV")
             .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE");
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("LC_ALL")
+            .env_remove("LANG");
         c
     }
 

@@ -20,6 +20,12 @@ use std::time::Duration;
 use memory_core::Task;
 use memory_runlog::summary::{SummaryJob, failed_note, no_model_note, summarize};
 use memory_runlog::texts::{self, EN, fill};
+
+/// The catalog for what the user of this session reads (the `experience` tool's results,
+/// which the model reads, stay [`EN`]).
+fn user_texts(session: &Session) -> &'static texts::Catalog {
+    texts::catalog(memory_core::ui_language(&session.cfg))
+}
 use memory_runlog::{
     Recorded, RunLog, RunNo, SessionStart, Stamped, SummaryState, Writer, now_ms, runlog_dir,
 };
@@ -397,7 +403,7 @@ pub(super) fn run(
     let Some(session) = server.session() else {
         return Ok(show("Memory not initialized.".into(), Level::Info));
     };
-    let c = &EN;
+    let c = user_texts(&session);
     let dir = match memory_dir(&session) {
         Ok(d) => d,
         Err(e) => return Ok(show(e, Level::Error)),
@@ -450,7 +456,7 @@ fn prepare(
     log: &mut RunLog,
     confirmed: bool,
 ) -> ExperienceRunResult {
-    let c = &EN;
+    let c = user_texts(session);
     let rows = match read::prepare_list(log) {
         Ok(r) => r,
         Err(e) => return show(e, Level::Error),
@@ -502,7 +508,10 @@ fn remember(session: &Session, log: &mut RunLog, what: &str) -> ExperienceRunRes
     };
     match memory_runlog::remember::remember(log, &project.store, e, now_ms()) {
         Ok(r) => show(
-            fill(EN.remembered, &[("exp", &e), ("saved", &r.saved)]),
+            fill(
+                user_texts(session).remembered,
+                &[("exp", &e), ("saved", &r.saved)],
+            ),
             Level::Info,
         ),
         Err(err) => show(err.to_string(), Level::Error),
@@ -512,7 +521,7 @@ fn remember(session: &Session, log: &mut RunLog, what: &str) -> ExperienceRunRes
 /// `experience/panel`: one view of the panel (PX-10).
 pub(super) fn panel(server: &Arc<Server>, p: PanelParams) -> Result<PanelResult, RpcError> {
     flush(server);
-    let c = &EN;
+    let c = server.session().map_or(&EN, |s| user_texts(&s));
     let mut out = PanelResult {
         title: c.panel_title.to_owned(),
         lines: Vec::new(),

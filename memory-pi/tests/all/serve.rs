@@ -115,6 +115,8 @@ impl Pi {
     /// `pimem serve` in `cwd`, its command adjusted by `env` first.
     fn spawn_with(cwd: &Path, env: impl FnOnce(&mut Command)) -> Self {
         let mut command = Command::new(env!("CARGO_BIN_EXE_pimem"));
+        // No locale: the texts a person reads are English unless a test sets one.
+        command.env_remove("LC_ALL").env_remove("LANG");
         env(&mut command);
         let mut child = command
             .arg("serve")

@@ -28,6 +28,8 @@ fn cli_json(sb: &Sandbox, args: &[&str]) -> Value {
         .current_dir(&sb.project)
         .env("HOME", &sb.home)
         .env_remove("PI_CODING_AGENT_DIR")
+        .env_remove("LC_ALL")
+        .env_remove("LANG")
         .output()
         .unwrap();
     assert!(
@@ -205,4 +207,76 @@ fn without_a_model_runs_say_why_the_summary_is_missing_and_disabled_records_noth
     );
     assert!(pi.finish().success());
     assert!(!sb.memory_dir().join(".experience").exists());
+}
+
+/// PA-03 for the run log: `/experience`, its panel and `pimem experience` speak Simplified
+/// Chinese with `"language": "zh-CN"` or a `zh_*` locale; what the model reads stays English.
+#[test]
+fn experience_texts_follow_the_language_setting_and_the_locale() {
+    let sb = Sandbox::new();
+    sb.config(json!({ "language": "zh-CN", "autoSurfacing": { "selector": "lexical" } }));
+    let mut pi = sb.spawn();
+    pi.start(sb.start_params(json!({ "sessionFile": null })));
+    let panel = pi.call("experience/panel", json!({ "view": "overview" }));
+    assert_eq!(panel["title"], memory_runlog::texts::ZH.panel_title);
+    assert_eq!(panel["keys"], memory_runlog::texts::ZH.panel_keys);
+    assert_eq!(run_text(&mut pi, "fly"), memory_runlog::texts::ZH.usage);
+    one_run(&mut pi, 1_000, "deploy staging");
+    let mut runs = String::new();
+    for _ in 0..100 {
+        runs = run_text(&mut pi, "runs");
+        if runs.contains("R01") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(
+        runs.starts_with("运行，最新的在前（1 次中的 1 次）：\nR01   completed"),
+        "{runs}"
+    );
+    // The experience tool's results are for the model: English.
+    let tool = pi.call(
+        "experience/tool",
+        json!({ "toolCallId": "t1", "args": { "action": "bogus" } }),
+    );
+    let text = tool["text"].as_str().unwrap_or_default();
+    assert!(
+        !text.is_empty() && !text.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+        "{text}"
+    );
+    drop(pi);
+
+    // The CLI: no setting, the locale decides; the setting wins over the locale.
+    sb.config(json!({ "autoSurfacing": { "selector": "lexical" } }));
+    let cli = |envs: &[(&str, &str)]| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_pimem"));
+        c.args(["--agent-dir"])
+            .arg(&sb.agent)
+            .args(["experience", "runs"])
+            .current_dir(&sb.project)
+            .env("HOME", &sb.home)
+            .env_remove("PI_CODING_AGENT_DIR")
+            .env_remove("LC_ALL")
+            .env_remove("LANG");
+        for (k, v) in envs {
+            c.env(k, v);
+        }
+        let out = c.output().unwrap();
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    let en = cli(&[]);
+    let zh = cli(&[("LANG", "zh_CN.UTF-8")]);
+    let forced = cli(&[("LANG", "en_US.UTF-8"), ("LC_ALL", "zh_CN.UTF-8")]);
+    assert_ne!(en, zh, "the locale changes the texts: {en} / {zh}");
+    assert_eq!(zh, forced, "LC_ALL wins over LANG");
+    sb.config(json!({ "language": "en", "autoSurfacing": { "selector": "lexical" } }));
+    assert_eq!(
+        cli(&[("LANG", "zh_CN.UTF-8")]),
+        en,
+        "the setting wins over the locale"
+    );
 }
