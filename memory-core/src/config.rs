@@ -947,7 +947,13 @@ mod tests {
     fn language_comes_from_the_setting_then_lc_all_then_lang() {
         use Language::{En, ZhCn};
         // (setting, LC_ALL, LANG) -> language
-        let table: [(Option<Language>, Option<&str>, Option<&str>, Language); 9] = [
+        type Row = (
+            Option<Language>,
+            Option<&'static str>,
+            Option<&'static str>,
+            Language,
+        );
+        let table: [Row; 9] = [
             (None, None, None, En),
             (None, None, Some("zh_CN.UTF-8"), ZhCn),
             (None, Some("en_US.UTF-8"), Some("zh_CN.UTF-8"), En),
