@@ -1,0 +1,118 @@
+//! `retrieval`: quality of lexical surfacing on the labelled set (`testkit::retrieval`, data
+//! in `memory-agent/tests/all/retrieval/`): recall@1/@3, MRR and false surfacing per
+//! category, for the tuning half and the held-out half.
+//!
+//! Rows: the default `Surfacer` (what a session's turn does), the ranking without its cutoff
+//! (what the hybrid selector shows a model), the no-model baseline "the 3 newest memories".
+//! `RETRIEVAL_MISSES=1` prints the tuning half's misses and noise to stderr (never the
+//! held-out half's: it is not looked at while tuning).
+
+use anyhow::Result;
+use memory_agent::Surfacer;
+use memory_agent::surfacing::HYBRID_CANDIDATES;
+use memory_rank::{Cutoff, LexicalDoc, LexicalIndex};
+use testkit::retrieval::{Corpus, Dataset, Half, Report, evaluate};
+
+fn index_of(corpus: &Corpus) -> LexicalIndex {
+    LexicalIndex::build(corpus.entries.iter().map(|e| LexicalDoc {
+        file: &e.file,
+        name: &e.meta.name,
+        description: &e.meta.description,
+        body: &e.body,
+        modified: &e.meta.modified,
+    }))
+}
+
+fn summary(label: &str, r: &Report) -> String {
+    let t = r.labelled(Half::Tuning);
+    let h = r.labelled(Half::HeldOut);
+    format!(
+        "| {label} | {:.3} | {:.3} | {:.3} | {:.1} % | {:.3} | {:.3} | {:.3} | {:.1} % |",
+        t.recall_at_1(),
+        t.recall_at_3(),
+        t.mrr(),
+        100.0 * r.false_surfacing(Half::Tuning),
+        h.recall_at_1(),
+        h.recall_at_3(),
+        h.mrr(),
+        100.0 * r.false_surfacing(Half::HeldOut),
+    )
+}
+
+const SUMMARY_HEADER: &str = "| ranking | tuning recall@1 | recall@3 | MRR | false surfacing | held-out recall@1 | recall@3 | MRR | false surfacing |\n|---|---|---|---|---|---|---|---|---|";
+
+/// Entry point of the group.
+pub(crate) fn run() -> Result<()> {
+    let data = Dataset::load();
+    let tmp = tempfile::tempdir_in(std::env::temp_dir())?;
+    let corpora: Vec<Corpus> = data
+        .projects
+        .iter()
+        .map(|p| Ok(Corpus::build(p, &crate::utf8(&tmp.path().join(&p.name))?)))
+        .collect::<Result<_>>()?;
+    let labelled: usize = data.projects.iter().map(|p| p.queries.len()).sum();
+    let memories: usize = data.projects.iter().map(|p| p.memories.len()).sum();
+    println!(
+        "{} projects, {memories} memories, {labelled} labelled prompts, {} unrelated prompts (each run against every project).\n",
+        corpora.len(),
+        data.unrelated.len()
+    );
+
+    // The default configuration, through the real surfacer (a fresh session per prompt).
+    let mut surfacers: Vec<Surfacer> = corpora.iter().map(|_| Surfacer::default()).collect();
+    let default = evaluate(&data, &corpora, |i, c, prompt| {
+        let s = &mut surfacers[i];
+        s.reset();
+        let out = s
+            .surface(&c.store, prompt)
+            .map(|o| o.files)
+            .unwrap_or_default();
+        c.names(&out)
+    });
+    println!("Default surfacing (lexical, `maxFiles` 3), per category:\n");
+    println!("{}", default.markdown());
+
+    let indexes: Vec<LexicalIndex> = corpora.iter().map(index_of).collect();
+    let ranked = |k: usize, cutoff: Cutoff| {
+        evaluate(&data, &corpora, |i, c, prompt| {
+            let hits = indexes[i].rank_with(prompt, k, cutoff, &|_| false);
+            c.names(&hits.into_iter().map(|h| h.file).collect::<Vec<_>>())
+        })
+    };
+    let no_cutoff = ranked(3, Cutoff::ANY);
+    let pool = ranked(HYBRID_CANDIDATES, Cutoff::ANY);
+    let newest = evaluate(&data, &corpora, |_, c, _| {
+        c.entries
+            .iter()
+            .rev()
+            .take(3)
+            .map(|e| e.meta.name.clone())
+            .collect()
+    });
+    println!("{SUMMARY_HEADER}");
+    println!("{}", summary("**default (lexical selector)**", &default));
+    println!("{}", summary("ranking without cutoff, top 3", &no_cutoff));
+    println!(
+        "{}",
+        summary("newest 3 memories (no-model baseline)", &newest)
+    );
+    println!(
+        "\nHybrid candidates (ranking without cutoff, top {HYBRID_CANDIDATES}): a relevant memory among them for {:.3} (tuning) / {:.3} (held-out) of labelled prompts.",
+        pool.labelled(Half::Tuning).hit_rate(),
+        pool.labelled(Half::HeldOut).hit_rate()
+    );
+
+    if std::env::var_os("RETRIEVAL_MISSES").is_some() {
+        for (project, prompt, wanted, got) in
+            default.misses.get(&Half::Tuning).into_iter().flatten()
+        {
+            eprintln!("MISS [{project}] {prompt:?}\n   want {wanted:?}\n   got  {got:?}");
+        }
+        for (half, project, prompt, got) in &default.noise {
+            if *half == Half::Tuning {
+                eprintln!("NOISE [{project}] {prompt:?} -> {got:?}");
+            }
+        }
+    }
+    Ok(())
+}
