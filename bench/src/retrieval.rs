@@ -10,17 +10,20 @@
 use anyhow::Result;
 use memory_agent::Surfacer;
 use memory_agent::surfacing::HYBRID_CANDIDATES;
-use memory_rank::{Cutoff, LexicalDoc, LexicalIndex};
+use memory_rank::{Cutoff, LexicalDoc, LexicalIndex, Options, Stemmer};
 use testkit::retrieval::{Corpus, Dataset, Half, Report, evaluate};
 
-fn index_of(corpus: &Corpus) -> LexicalIndex {
-    LexicalIndex::build(corpus.entries.iter().map(|e| LexicalDoc {
-        file: &e.file,
-        name: &e.meta.name,
-        description: &e.meta.description,
-        body: &e.body,
-        modified: &e.meta.modified,
-    }))
+fn index_of(corpus: &Corpus, opts: Options) -> LexicalIndex {
+    LexicalIndex::build_with(
+        opts,
+        corpus.entries.iter().map(|e| LexicalDoc {
+            file: &e.file,
+            name: &e.meta.name,
+            description: &e.meta.description,
+            body: &e.body,
+            modified: &e.meta.modified,
+        }),
+    )
 }
 
 fn summary(label: &str, r: &Report) -> String {
@@ -72,15 +75,25 @@ pub(crate) fn run() -> Result<()> {
     println!("Default surfacing (lexical, `maxFiles` 3), per category:\n");
     println!("{}", default.markdown());
 
-    let indexes: Vec<LexicalIndex> = corpora.iter().map(index_of).collect();
-    let ranked = |k: usize, cutoff: Cutoff| {
+    let ranked = |opts: Options, k: usize, cutoff: Cutoff| {
+        let indexes: Vec<LexicalIndex> = corpora.iter().map(|c| index_of(c, opts)).collect();
         evaluate(&data, &corpora, |i, c, prompt| {
             let hits = indexes[i].rank_with(prompt, k, cutoff, &|_| false);
             c.names(&hits.into_iter().map(|h| h.file).collect::<Vec<_>>())
         })
     };
-    let no_cutoff = ranked(3, Cutoff::ANY);
-    let pool = ranked(HYBRID_CANDIDATES, Cutoff::ANY);
+    let defaults = Options::default();
+    let no_cutoff = ranked(defaults, 3, Cutoff::ANY);
+    let pool = ranked(defaults, HYBRID_CANDIDATES, Cutoff::ANY);
+    let previous = ranked(
+        Options::baseline(),
+        3,
+        Cutoff {
+            min_score: 0.4,
+            min_score_single_term: 0.8,
+            min_share: 0.0,
+        },
+    );
     let newest = evaluate(&data, &corpora, |_, c, _| {
         c.entries
             .iter()
@@ -96,6 +109,62 @@ pub(crate) fn run() -> Result<()> {
         "{}",
         summary("newest 3 memories (no-model baseline)", &newest)
     );
+    println!(
+        "{}",
+        summary(
+            "before issue 17 (light stemmer, no expansion, per-document cutoff 0.4 / 0.8)",
+            &previous
+        )
+    );
+    println!("\nAblations: the default with one part switched (same cutoff):\n");
+    println!("{SUMMARY_HEADER}");
+    let with = |change: fn(&mut Options)| {
+        let mut o = defaults;
+        change(&mut o);
+        o
+    };
+    let ablations: [(&str, Options); 5] = [
+        ("default", defaults),
+        (
+            "without synonyms and translations",
+            with(|o| o.synonyms = false),
+        ),
+        ("without typo correction", with(|o| o.typos = false)),
+        (
+            "with feedback expansion (off by default)",
+            with(|o| o.feedback = true),
+        ),
+        ("no stemming", defaults.with_stemmer(Stemmer::None)),
+    ];
+    for (label, opts) in ablations {
+        println!("{}", summary(label, &ranked(opts, 3, Cutoff::SELECT)));
+    }
+    println!(
+        "\nThe gate's trade-off (default ranking; `min_share` {}):\n",
+        Cutoff::SELECT.min_share
+    );
+    println!("{SUMMARY_HEADER}");
+    for (min_score, single) in [
+        (0.3, 0.7),
+        (0.3, 0.8),
+        (0.3, 0.9),
+        (0.3, 1.0),
+        (0.4, 0.9),
+        (0.5, 1.0),
+    ] {
+        let cutoff = Cutoff {
+            min_score,
+            min_score_single_term: single,
+            ..Cutoff::SELECT
+        };
+        println!(
+            "{}",
+            summary(
+                &format!("min_score {min_score}, single word {single}"),
+                &ranked(defaults, 3, cutoff)
+            )
+        );
+    }
     println!(
         "\nHybrid candidates (ranking without cutoff, top {HYBRID_CANDIDATES}): a relevant memory among them for {:.3} (tuning) / {:.3} (held-out) of labelled prompts.",
         pool.labelled(Half::Tuning).hit_rate(),
