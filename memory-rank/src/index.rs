@@ -442,7 +442,7 @@ impl LexicalIndex {
 }
 
 /// The typo-lookup key of an ASCII term: first byte and length.
-fn shape_of(token: &str) -> Option<(u8, u8)> {
+pub(crate) fn shape_of(token: &str) -> Option<(u8, u8)> {
     let first = *token.as_bytes().first()?;
     (token.is_ascii() && first.is_ascii_alphabetic() && token.len() <= 40)
         .then(|| (first, token.len() as u8))

@@ -105,12 +105,14 @@
 
 mod expand;
 mod index;
+mod persist;
 mod stem;
 mod tokenize;
 mod words;
 
 pub use expand::{SYNONYM_WEIGHT, TRANSLATION_WEIGHT, TYPO_WEIGHT};
 pub use index::LexicalIndex;
+pub use persist::{DecodeError, tokenizer_fingerprint};
 pub use stem::Stemmer;
 pub use tokenize::{tokenize, tokenize_with};
 

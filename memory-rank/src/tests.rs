@@ -315,6 +315,50 @@ fn coverage_is_the_share_of_known_query_words() {
     assert_eq!(index.query_coverage("the"), 0.0);
 }
 
+#[test]
+fn encoding_round_trips_and_damage_is_refused() {
+    let mut index = LexicalIndex::build([
+        doc("a.md", "Postgres pool size", "max 20 connections per pod"),
+        doc("b.md", "Redis cache TTL", "keys expire after 300 seconds"),
+        doc("c.md", "数据库连接超时", "先查 docker"),
+    ]);
+    index.remove("b.md");
+    let bytes = index.encode();
+    let back = LexicalIndex::decode(&bytes, Options::default()).unwrap();
+    assert_eq!(back.encode(), bytes);
+    for q in ["postgres pool", "数据库 超时", "redis"] {
+        assert_eq!(
+            back.rank_with(q, 3, Cutoff::ANY, &|_| false),
+            index.rank_with(q, 3, Cutoff::ANY, &|_| false),
+            "{q}"
+        );
+    }
+    // The freed slot is reused like in the original.
+    let mut a = index.clone();
+    let mut b = back;
+    a.insert(doc("d.md", "Deploy", "helm"));
+    b.insert(doc("d.md", "Deploy", "helm"));
+    assert_eq!(a.encode(), b.encode());
+    // Another tokenizer, another format, truncation, any flipped byte: refused, no panic.
+    let none = Options::default().with_stemmer(Stemmer::None);
+    assert_eq!(
+        LexicalIndex::decode(&bytes, none).unwrap_err(),
+        DecodeError::Tokenizer
+    );
+    assert_eq!(
+        LexicalIndex::decode(b"not an index at all", Options::default()).unwrap_err(),
+        DecodeError::Format
+    );
+    for cut in 16..bytes.len() {
+        assert!(LexicalIndex::decode(&bytes[..cut], Options::default()).is_err());
+    }
+    for i in 16..bytes.len() {
+        let mut bad = bytes.clone();
+        bad[i] ^= 0x55;
+        let _ = LexicalIndex::decode(&bad, Options::default());
+    }
+}
+
 mod properties {
     use proptest::prelude::*;
 
@@ -389,7 +433,8 @@ mod properties {
 
     proptest! {
         /// Ranking depends on the set of documents only: building in reverse order, or
-        /// inserting everything, removing some and re-inserting them, ranks identically;
+        /// inserting everything, removing some and re-inserting them, or encoding and
+        /// decoding, ranks identically;
         /// and it never returns an excluded file or a file twice.
         #[test]
         fn ranking_is_deterministic_and_respects_exclusion(
@@ -411,10 +456,12 @@ mod properties {
             for (file, name, description, body, modified) in rows.iter().step_by(2) {
                 c.insert(LexicalDoc { file, name, description, body, modified });
             }
+            let d = LexicalIndex::decode(&c.encode(), c.options()).unwrap();
             for cutoff in [Cutoff::ANY, Cutoff::SELECT] {
                 let ra = a.rank_with(&query, k, cutoff, &exclude);
                 prop_assert_eq!(&ra, &b.rank_with(&query, k, cutoff, &exclude));
                 prop_assert_eq!(&ra, &c.rank_with(&query, k, cutoff, &exclude));
+                prop_assert_eq!(&ra, &d.rank_with(&query, k, cutoff, &exclude));
                 prop_assert!(ra.len() <= k);
                 for (i, hit) in ra.iter().enumerate() {
                     prop_assert!(!exclude(&hit.file));
