@@ -447,3 +447,94 @@ pub(crate) fn shape_of(token: &str) -> Option<(u8, u8)> {
     (token.is_ascii() && first.is_ascii_alphabetic() && token.len() <= 40)
         .then(|| (first, token.len() as u8))
 }
+
+impl LexicalIndex {
+    /// The indexed documents most similar to `doc` as a whole (name, description and body),
+    /// best first, with their cosine similarity in `0.0..=1.0`: the documents' field-weighted
+    /// term vectors (`(1 + ln tf) × idf`), compared by angle. `doc.file` itself is skipped,
+    /// so a document already in the index can be compared with the others. Used to warn
+    /// about near-duplicate memories.
+    pub fn similar(&self, doc: LexicalDoc<'_>, k: usize) -> Vec<(String, f64)> {
+        if k == 0 || self.is_empty() {
+            return Vec::new();
+        }
+        let idf = self.idf_norm();
+        let weights = self.opts.weights;
+        let weigh = |tf: [u32; FIELDS]| {
+            let w: f64 = (0..FIELDS).map(|f| weights[f] * f64::from(tf[f])).sum();
+            if w > 0.0 { 1.0 + w.ln().max(0.0) } else { 0.0 }
+        };
+        // The new document's vector over the index's live terms (unknown terms only add to
+        // its norm: they are words no other document shares).
+        let mut counts: FxHashMap<String, [u32; FIELDS]> = FxHashMap::default();
+        for (field, text) in [doc.name, doc.description, doc.body]
+            .into_iter()
+            .enumerate()
+        {
+            for_each_token(text, false, self.opts.stemmer, |token, _| {
+                let slot = counts.entry(token.to_owned()).or_insert([0; FIELDS]);
+                slot[field] = slot[field].saturating_add(1);
+            });
+        }
+        let own = self.by_file.get(doc.file).copied();
+        let mut norm = 0.0;
+        let mut query: Vec<(u32, f64)> = Vec::new();
+        for (token, tf) in &counts {
+            let (id, df) = match self.dict.get(token.as_str()) {
+                Some(&id) => {
+                    let list = self
+                        .postings
+                        .get(id as usize)
+                        .map_or(&[][..], Vec::as_slice);
+                    let df = list.len()
+                        - usize::from(own.is_some_and(|o| list.iter().any(|p| p.doc == o)));
+                    (Some(id), df)
+                }
+                None => (None, 0),
+            };
+            let w = weigh(*tf) * idf(df.max(1));
+            norm += w * w;
+            if let Some(id) = id.filter(|_| df > 0) {
+                query.push((id, w));
+            }
+        }
+        if norm == 0.0 {
+            return Vec::new();
+        }
+        let mut dots: FxHashMap<u32, f64> = FxHashMap::default();
+        for &(term, w) in &query {
+            for p in self.postings.get(term as usize).into_iter().flatten() {
+                if Some(p.doc) != own {
+                    *dots.entry(p.doc).or_default() +=
+                        w * weigh(p.tf) * idf(self.doc_freq_of(term));
+                }
+            }
+        }
+        let mut out: Vec<(String, f64)> = dots
+            .into_iter()
+            .filter_map(|(id, dot)| {
+                let d = self.docs.get(id as usize)?.as_ref()?;
+                let n: f64 = d
+                    .terms
+                    .iter()
+                    .map(|&(t, tf)| {
+                        let w = weigh(tf) * idf(self.doc_freq_of(t));
+                        w * w
+                    })
+                    .sum();
+                (n > 0.0).then(|| (d.file.clone(), (dot / (n.sqrt() * norm.sqrt())).min(1.0)))
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            b.1.partial_cmp(&a.1)
+                .unwrap_or(Ordering::Equal)
+                .then_with(|| a.0.cmp(&b.0))
+        });
+        out.truncate(k);
+        out
+    }
+
+    fn doc_freq_of(&self, term: u32) -> usize {
+        self.postings.get(term as usize).map_or(0, Vec::len)
+    }
+}

@@ -38,6 +38,9 @@ use write::STANDALONE;
 pub const INDEX_FILE: &str = memory_index::INDEX_FILE_NAME;
 /// The dream bookkeeping file (PM-69).
 pub const DREAM_META_FILE: &str = ".dream-meta.json";
+/// The directory of files kept beside the memories only to go faster (the persisted
+/// lexical index): a dot directory, so pi-memory, listings and snapshots never look at it.
+pub const CACHE_DIR: &str = ".pimem";
 /// Largest body a write accepts (beyond the original, which had no limit: a multi-megabyte
 /// "memory" is always a mistake and would be cut at injection anyway).
 pub const MAX_BODY_BYTES: usize = 1 << 20;
@@ -246,10 +249,12 @@ impl Store {
     }
 
     /// Removes temp files and lock-record files that crashed writers of this host left in
-    /// the directory (their pid is dead and they are over a minute old). Returns how many.
-    /// Best effort: a missing directory or an unremovable file is not an error.
+    /// the directory and in its `.pimem/` cache directory (their pid is dead and they are
+    /// over a minute old). Returns how many. Best effort: a missing directory or an
+    /// unremovable file is not an error.
     pub fn clean_stale_temps(&self) -> usize {
         clean_stale_temps(self.dir.as_std_path()).unwrap_or(0)
+            + clean_stale_temps(self.dir.join(CACHE_DIR).as_std_path()).unwrap_or(0)
     }
 
     /// The state of the cross-process lock.

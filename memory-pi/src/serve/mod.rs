@@ -123,6 +123,7 @@ mod agent;
 mod ask;
 mod experience;
 mod handlers;
+mod index;
 mod pimodel;
 pub mod protocol;
 mod rpc;
