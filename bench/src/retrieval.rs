@@ -171,6 +171,8 @@ pub(crate) fn run() -> Result<()> {
         pool.labelled(Half::HeldOut).hit_rate()
     );
 
+    duplicate_table(&data);
+
     if std::env::var_os("RETRIEVAL_MISSES").is_some() {
         for (project, prompt, wanted, got) in
             default.misses.get(&Half::Tuning).into_iter().flatten()
@@ -184,4 +186,38 @@ pub(crate) fn run() -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The duplicate warning's threshold: near-duplicates caught vs distinct memories flagged.
+fn duplicate_table(data: &Dataset) {
+    let (dups, distinct) = testkit::retrieval::duplicate_similarities(data);
+    println!(
+        "\nDuplicate warning ({} near-duplicates of `duplicates.json`, {} distinct memories compared with the most similar other memory of their project):\n",
+        dups.len(),
+        distinct.len()
+    );
+    println!(
+        "| threshold | near-duplicates caught (right memory) | distinct memories flagged |\n|---|---|---|"
+    );
+    for t in [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6] {
+        let (caught, n, flagged, m) = testkit::retrieval::duplicate_scores(data, t);
+        let mark = if (t - memory_agent::live::DUPLICATE_THRESHOLD).abs() < 1e-9 {
+            " (default)"
+        } else {
+            ""
+        };
+        println!("| {t}{mark} | {caught}/{n} | {flagged}/{m} |");
+    }
+    let mut sims: Vec<f64> = distinct;
+    sims.sort_by(|a, b| b.partial_cmp(a).unwrap_or(std::cmp::Ordering::Equal));
+    let caught_min = dups
+        .iter()
+        .filter(|(_, right)| *right)
+        .map(|(s, _)| *s)
+        .fold(f64::INFINITY, f64::min);
+    println!(
+        "\nHighest similarity between two distinct memories: {:.3}; lowest of a near-duplicate to the memory it repeats: {:.3}.",
+        sims.first().copied().unwrap_or(0.0),
+        caught_min
+    );
 }

@@ -27,7 +27,8 @@ use std::sync::Arc;
 use camino::Utf8PathBuf;
 use memory_core::tool::{DuplicateCheck, Similar};
 use memory_core::{
-    CachedFile, EntryMeta, EntryType, FileStamp, Store, StoreError, StoredEntry, write_private_file,
+    CachedFile, EntryMeta, EntryType, FileStamp, Store, StoreError, StoredEntry, Version,
+    write_private_file,
 };
 use memory_rank::{LexicalDoc, LexicalIndex, Options};
 
@@ -66,6 +67,9 @@ pub struct LiveIndex {
     /// The last listing, in the store's `(modified, file)` order.
     listing: Vec<Arc<StoredEntry>>,
     by_file: HashMap<String, Arc<StoredEntry>>,
+    /// Documents decoded from the persisted index whose entry the next listing provides
+    /// (known by version until then).
+    pending: HashMap<String, Version>,
     /// Changed since it was loaded or saved.
     dirty: bool,
 }
@@ -93,6 +97,7 @@ impl LiveIndex {
             index: LexicalIndex::with_options(opts),
             listing: Vec::new(),
             by_file: HashMap::new(),
+            pending: HashMap::new(),
             dirty: true,
         }
     }
@@ -117,30 +122,35 @@ impl LiveIndex {
         self.dirty
     }
 
-    /// Brings the index in step with `entries` (the store's listing); returns whether
-    /// anything changed.
-    pub fn sync(&mut self, entries: Vec<Arc<StoredEntry>>) -> bool {
-        let unchanged = entries.len() == self.listing.len()
+    /// Brings the index in step with `entries` (the store's listing); returns how many
+    /// entries were (re-)indexed or removed.
+    pub fn sync(&mut self, entries: Vec<Arc<StoredEntry>>) -> usize {
+        let unchanged = self.pending.is_empty()
+            && entries.len() == self.listing.len()
             && entries
                 .iter()
                 .zip(&self.listing)
                 .all(|(a, b)| Arc::ptr_eq(a, b) || (a.file == b.file && a.version == b.version));
         if unchanged {
             self.listing = entries;
-            return false;
+            return 0;
         }
         let mut live: HashSet<&str> = HashSet::with_capacity(entries.len());
-        let mut changed = false;
+        let mut changed = 0;
         for e in &entries {
             live.insert(e.file.as_str());
-            let same = self
-                .by_file
-                .get(&e.file)
-                .is_some_and(|old| old.version == e.version);
+            let same = match self.by_file.get(&e.file) {
+                Some(old) => old.version == e.version,
+                None => self.pending.get(&e.file) == Some(&e.version),
+            };
+            self.pending.remove(&e.file);
             if !same {
                 self.index.insert(doc_of(e));
                 self.by_file.insert(e.file.clone(), Arc::clone(e));
-                changed = true;
+                changed += 1;
+            } else {
+                // The same content: keep the store's `Arc` (later syncs compare pointers).
+                self.by_file.insert(e.file.clone(), Arc::clone(e));
             }
         }
         let gone: Vec<String> = self
@@ -152,15 +162,19 @@ impl LiveIndex {
         for file in gone {
             self.index.remove(&file);
             self.by_file.remove(&file);
-            changed = true;
+            changed += 1;
+        }
+        for (file, _) in self.pending.drain() {
+            self.index.remove(&file);
+            changed += 1;
         }
         self.listing = entries;
-        self.dirty |= changed;
+        self.dirty |= changed > 0;
         changed
     }
 
-    /// Lists `store` and syncs with it.
-    pub fn refresh(&mut self, store: &Store) -> Result<bool, StoreError> {
+    /// Lists `store` and syncs with it; returns how many entries changed.
+    pub fn refresh(&mut self, store: &Store) -> Result<usize, StoreError> {
         Ok(self.sync(store.list()?))
     }
 
@@ -194,54 +208,30 @@ impl LiveIndex {
     /// [`open`](Self::open) ranking with `opts`.
     pub fn open_with(store: &Store, opts: Options) -> Result<(LiveIndex, Loaded), StoreError> {
         let path = LiveIndex::path(store);
-        let (mut live, loaded) = match read_persisted(&path, opts) {
-            Ok(Some((rows, index))) => {
-                let mut by_file = HashMap::with_capacity(rows.len());
-                for row in &rows {
-                    if let Some(e) = &row.entry
-                        && index.contains(&row.file)
-                    {
-                        by_file.insert(row.file.clone(), Arc::clone(e));
-                    }
-                }
-                let mut index = index;
-                let orphans: Vec<String> = index
-                    .files()
-                    .filter(|f| !by_file.contains_key(*f))
-                    .map(str::to_owned)
-                    .collect();
-                for f in orphans {
-                    index.remove(&f);
-                }
-                // Rows with no real stamp (written for consistency only) are re-read.
-                store.seed_cache(rows.into_iter().filter(|r| r.stamp.to_words() != [0; 7]));
-                let live = LiveIndex {
-                    index,
-                    listing: Vec::new(),
-                    by_file,
-                    dirty: false,
-                };
-                (live, Loaded::Persisted { reindexed: 0 })
+        // A store that has listed already (a long-lived process) needs no persisted rows:
+        // its own cache is warmer.
+        let cold = store.cache_stats().files == 0;
+        let mut live = match read_persisted(&path, opts, cold) {
+            Ok(Some((live, rows))) => {
+                // Every row's stamp is checked by the listing below.
+                store.seed_cache(rows);
+                live
             }
-            Ok(None) => (LiveIndex::new(opts), Loaded::Missing),
-            Err(why) => (LiveIndex::new(opts), Loaded::Rebuilt(why)),
+            Ok(None) => return LiveIndex::fresh(store, opts, Loaded::Missing),
+            Err(why) => return LiveIndex::fresh(store, opts, Loaded::Rebuilt(why)),
         };
-        let before: HashMap<String, memory_core::Version> = live
-            .by_file
-            .iter()
-            .map(|(f, e)| (f.clone(), e.version))
-            .collect();
+        let reindexed = live.refresh(store)?;
+        live.dirty = reindexed > 0;
+        Ok((live, Loaded::Persisted { reindexed }))
+    }
+
+    fn fresh(
+        store: &Store,
+        opts: Options,
+        loaded: Loaded,
+    ) -> Result<(LiveIndex, Loaded), StoreError> {
+        let mut live = LiveIndex::new(opts);
         live.refresh(store)?;
-        let loaded = match loaded {
-            Loaded::Persisted { .. } => Loaded::Persisted {
-                reindexed: live
-                    .listing
-                    .iter()
-                    .filter(|e| before.get(&e.file) != Some(&e.version))
-                    .count(),
-            },
-            other => other,
-        };
         Ok((live, loaded))
     }
 
@@ -275,50 +265,45 @@ impl LiveIndex {
         write_private_file(&LiveIndex::path(store), bytes)
     }
 
-    /// The persisted file's bytes: magic, checksum, then the rows and the index.
+    /// The persisted file's bytes: magic, checksum, then the documents (file and version
+    /// of every indexed entry), the listing cache's rows and the encoded index.
     fn encode(&self, store: &Store) -> Vec<u8> {
         let cached: HashMap<String, CachedFile> = store
             .cached_files()
             .into_iter()
             .map(|c| (c.file.clone(), c))
             .collect();
-        let mut rows: Vec<CachedFile> = Vec::with_capacity(cached.len());
-        for (file, entry) in &self.by_file {
+        let mut docs: Vec<&Arc<StoredEntry>> = self.by_file.values().collect();
+        docs.sort_by(|a, b| a.file.cmp(&b.file));
+        let mut payload = Vec::new();
+        put(&mut payload, docs.len() as u64);
+        for e in &docs {
+            put_str(&mut payload, &e.file);
+            payload.extend_from_slice(&e.version.to_bytes());
+        }
+        let mut rows = Vec::new();
+        let mut n_rows = 0u64;
+        for e in &docs {
             // The stamp vouches for this entry only if the cache holds this very entry.
-            let stamp = cached
-                .get(file)
-                .filter(|c| c.entry.as_ref().is_some_and(|e| Arc::ptr_eq(e, entry)))
-                .map_or(FileStamp::from_words([0; 7]), |c| c.stamp);
-            rows.push(CachedFile {
-                file: file.clone(),
-                stamp,
-                entry: Some(Arc::clone(entry)),
-            });
+            let Some(c) = cached
+                .get(&e.file)
+                .filter(|c| c.entry.as_ref().is_some_and(|ce| Arc::ptr_eq(ce, e)))
+            else {
+                continue;
+            };
+            n_rows += 1;
+            put_row(&mut rows, &e.file, c.stamp, Some(e));
         }
         // Files that did not parse: their stamps spare a re-read.
-        rows.extend(cached.into_values().filter(|c| c.entry.is_none()));
-        rows.sort_by(|a, b| a.file.cmp(&b.file));
-        let mut payload = Vec::new();
-        put(&mut payload, rows.len() as u64);
-        for row in &rows {
-            put_str(&mut payload, &row.file);
-            for w in row.stamp.to_words() {
-                put(&mut payload, zigzag(w));
-            }
-            match &row.entry {
-                None => payload.push(0),
-                Some(e) => {
-                    payload.push(1);
-                    put_str(&mut payload, &e.version.to_string());
-                    put_str(&mut payload, &e.meta.name);
-                    put_str(&mut payload, &e.meta.description);
-                    put_str(&mut payload, e.meta.entry_type.as_str());
-                    put_str(&mut payload, &e.meta.created);
-                    put_str(&mut payload, &e.meta.modified);
-                    put_str(&mut payload, &e.body);
-                }
-            }
+        for c in cached.values().filter(|c| c.entry.is_none()) {
+            n_rows += 1;
+            put_row(&mut rows, &c.file, c.stamp, None);
         }
+        let mut counted = Vec::new();
+        put(&mut counted, n_rows);
+        put(&mut payload, (counted.len() + rows.len()) as u64);
+        payload.extend_from_slice(&counted);
+        payload.extend_from_slice(&rows);
         let index = self.index.encode();
         put(&mut payload, index.len() as u64);
         payload.extend_from_slice(&index);
@@ -330,12 +315,34 @@ impl LiveIndex {
     }
 }
 
-/// The persisted rows and index, `None` when there is no file, `Err(why)` when it cannot be
-/// used.
+fn put_row(out: &mut Vec<u8>, file: &str, stamp: FileStamp, entry: Option<&Arc<StoredEntry>>) {
+    put_str(out, file);
+    for w in stamp.to_words() {
+        put(out, zigzag(w));
+    }
+    match entry {
+        None => out.push(0),
+        Some(e) => {
+            out.push(1);
+            out.extend_from_slice(&e.version.to_bytes());
+            put_str(out, &e.meta.name);
+            put_str(out, &e.meta.description);
+            put_str(out, e.meta.entry_type.as_str());
+            put_str(out, &e.meta.created);
+            put_str(out, &e.meta.modified);
+            put_str(out, &e.body);
+        }
+    }
+}
+
+/// The persisted index, `None` when there is no file, `Err(why)` when it cannot be used.
+/// With `seed`, the persisted rows seed the (cold) store's cache and provide the entries;
+/// without, the entries are matched by version against the store's next listing.
 fn read_persisted(
     path: &camino::Utf8Path,
     opts: Options,
-) -> Result<Option<(Vec<CachedFile>, LexicalIndex)>, String> {
+    seed: bool,
+) -> Result<Option<(LiveIndex, Vec<CachedFile>)>, String> {
     let bytes = match std::fs::metadata(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("cannot read {path}: {e}")),
@@ -353,7 +360,7 @@ fn read_persisted(
     if u64::from_le_bytes(sum) != checksum(payload) {
         return Err(format!("{path}: checksum mismatch (damaged)"));
     }
-    decode_payload(payload, opts)
+    decode_payload(payload, opts, seed)
         .map_err(|e| format!("{path}: {e}"))
         .map(Some)
 }
@@ -361,11 +368,53 @@ fn read_persisted(
 fn decode_payload(
     payload: &[u8],
     opts: Options,
-) -> Result<(Vec<CachedFile>, LexicalIndex), String> {
+    seed: bool,
+) -> Result<(LiveIndex, Vec<CachedFile>), String> {
     let mut r = Reader {
         bytes: payload,
         pos: 0,
     };
+    let n_docs = r.count()?;
+    let mut versions: HashMap<&str, Version> = HashMap::with_capacity(n_docs);
+    for _ in 0..n_docs {
+        let file = r.str()?;
+        let v = r.version()?;
+        versions.insert(file, v);
+    }
+    let rows_len = r.count()?;
+    let rows_bytes = r.take(rows_len)?;
+    let index_len = r.count()?;
+    let index_bytes = r.take(index_len)?;
+    if r.pos != payload.len() {
+        return Err("trailing bytes".to_owned());
+    }
+    let index = LexicalIndex::decode(index_bytes, opts).map_err(|e| e.to_string())?;
+    if index.len() != versions.len() || versions.keys().any(|f| !index.contains(f)) {
+        return Err("documents and index disagree".to_owned());
+    }
+    let rows = if seed {
+        decode_rows(rows_bytes)?
+    } else {
+        Vec::new()
+    };
+    // The indexed documents are known by version until the store's listing provides their
+    // entries (the seeded rows' entries, or the warm cache's).
+    let pending = versions
+        .into_iter()
+        .map(|(f, v)| (f.to_owned(), v))
+        .collect();
+    let live = LiveIndex {
+        index,
+        listing: Vec::new(),
+        by_file: HashMap::new(),
+        pending,
+        dirty: false,
+    };
+    Ok((live, rows))
+}
+
+fn decode_rows(bytes: &[u8]) -> Result<Vec<CachedFile>, String> {
+    let mut r = Reader { bytes, pos: 0 };
     let n = r.count()?;
     let mut rows = Vec::with_capacity(n);
     for _ in 0..n {
@@ -377,10 +426,7 @@ fn decode_payload(
         let entry = match r.byte()? {
             0 => None,
             1 => {
-                let version = r
-                    .str()?
-                    .parse()
-                    .map_err(|e: memory_core::ParseVersionError| e.to_string())?;
+                let version = r.version()?;
                 let name = r.str()?.to_owned();
                 let description = r.str()?.to_owned();
                 let entry_type: EntryType = r.str()?.parse().map_err(|_| "bad entry type")?;
@@ -408,13 +454,10 @@ fn decode_payload(
             entry,
         });
     }
-    let len = r.count()?;
-    let index_bytes = r.take(len)?;
-    if r.pos != payload.len() {
-        return Err("trailing bytes".to_owned());
+    if r.pos != bytes.len() {
+        return Err("trailing bytes in rows".to_owned());
     }
-    let index = LexicalIndex::decode(index_bytes, opts).map_err(|e| e.to_string())?;
-    Ok((rows, index))
+    Ok(rows)
 }
 
 /// A 64-bit checksum of `bytes` (word-wise multiply-rotate; catches damage, not attacks).
@@ -495,6 +538,12 @@ impl<'a> Reader<'a> {
         let s = &self.bytes[self.pos..end];
         self.pos = end;
         Ok(s)
+    }
+
+    fn version(&mut self) -> Result<Version, String> {
+        let mut v = [0u8; 8];
+        v.copy_from_slice(self.take(8)?);
+        Ok(Version::from_bytes(v))
     }
 
     fn str(&mut self) -> Result<&'a str, String> {

@@ -175,6 +175,7 @@ impl LexicalIndex {
         }
         let n_docs = r.count(1)?;
         index.docs.reserve(n_docs);
+        let mut df = vec![0u32; n_terms];
         let mut by_file: FxHashMap<String, u32> = FxHashMap::default();
         for id in 0..n_docs {
             let id = id as u32;
@@ -197,9 +198,9 @@ impl LexicalIndex {
             let n = r.count(1 + FIELDS)?;
             let mut terms = Vec::with_capacity(n);
             let mut term = 0u32;
-            for i in 0..n {
+            for _ in 0..n {
                 let gap = r.u32()?;
-                if i > 0 && gap == 0 {
+                if !terms.is_empty() && gap == 0 {
                     return Err(DecodeError::Damaged("terms out of order"));
                 }
                 term = term
@@ -211,7 +212,7 @@ impl LexicalIndex {
                     *f = r.u32()?;
                 }
                 terms.push((term, tf));
-                index.postings[term as usize].push(Posting { doc: id, tf });
+                df[term as usize] += 1;
             }
             for (sum, len) in index.len_sums.iter_mut().zip(lens) {
                 *sum += u64::from(len);
@@ -228,6 +229,17 @@ impl LexicalIndex {
         }
         if r.pos != bytes.len() {
             return Err(DecodeError::Damaged("trailing bytes"));
+        }
+        // Postings sized exactly, filled in document order (as inserts would).
+        for (list, n) in index.postings.iter_mut().zip(&df) {
+            list.reserve_exact(*n as usize);
+        }
+        for (id, slot) in index.docs.iter().enumerate() {
+            if let Some(d) = slot {
+                for &(term, tf) in &d.terms {
+                    index.postings[term as usize].push(Posting { doc: id as u32, tf });
+                }
+            }
         }
         index.free.reverse();
         index.by_file = by_file;

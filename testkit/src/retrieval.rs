@@ -497,3 +497,90 @@ pub fn evaluate(
     }
     report
 }
+
+/// One near-duplicate memory of `duplicates.json`: the same fact as `duplicate_of`, saved
+/// again in other words.
+#[derive(Debug, Clone)]
+pub struct Duplicate {
+    /// The project it belongs to.
+    pub project: String,
+    /// The existing memory it repeats.
+    pub duplicate_of: String,
+    /// The new memory.
+    pub memory: Memory,
+}
+
+/// The near-duplicates of `duplicates.json`.
+pub fn duplicates() -> Vec<Duplicate> {
+    read_json("duplicates.json")["duplicates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| Duplicate {
+            project: str_of(d, "project").to_owned(),
+            duplicate_of: str_of(d, "duplicate_of").to_owned(),
+            memory: Memory {
+                name: str_of(d, "name").to_owned(),
+                entry_type: EntryType::Feedback,
+                description: str_of(d, "description").to_owned(),
+                body: str_of(d, "body").to_owned(),
+            },
+        })
+        .collect()
+}
+
+fn lexical_index(project: &Project) -> memory_rank::LexicalIndex {
+    memory_rank::LexicalIndex::build(project.memories.iter().map(|m| memory_rank::LexicalDoc {
+        file: &m.name,
+        name: &m.name,
+        description: &m.description,
+        body: &m.body,
+        modified: "",
+    }))
+}
+
+/// The similarity scores behind the duplicate threshold: for each near-duplicate, the
+/// similarity of its most similar memory and whether that is the one it repeats; for each
+/// memory of the set, the similarity of the most similar *other* memory (distinct
+/// memories, related ones included: the warning must spare them).
+pub fn duplicate_similarities(data: &Dataset) -> (Vec<(f64, bool)>, Vec<f64>) {
+    let mut dups = Vec::new();
+    let mut distinct = Vec::new();
+    for project in &data.projects {
+        let index = lexical_index(project);
+        for d in duplicates().iter().filter(|d| d.project == project.name) {
+            let doc = memory_rank::LexicalDoc {
+                file: "new memory",
+                name: &d.memory.name,
+                description: &d.memory.description,
+                body: &d.memory.body,
+                modified: "",
+            };
+            let top = index.similar(doc, 1).into_iter().next();
+            dups.push(top.map_or((0.0, false), |(f, s)| (s, f == d.duplicate_of)));
+        }
+        for m in &project.memories {
+            let doc = memory_rank::LexicalDoc {
+                file: &m.name,
+                name: &m.name,
+                description: &m.description,
+                body: &m.body,
+                modified: "",
+            };
+            distinct.push(index.similar(doc, 1).first().map_or(0.0, |(_, s)| *s));
+        }
+    }
+    (dups, distinct)
+}
+
+/// At `threshold`: (near-duplicates flagged with the right memory, near-duplicates,
+/// distinct memories flagged, distinct memories).
+pub fn duplicate_scores(data: &Dataset, threshold: f64) -> (usize, usize, usize, usize) {
+    let (dups, distinct) = duplicate_similarities(data);
+    let caught = dups
+        .iter()
+        .filter(|(s, right)| *right && *s >= threshold)
+        .count();
+    let flagged = distinct.iter().filter(|s| **s >= threshold).count();
+    (caught, dups.len(), flagged, distinct.len())
+}

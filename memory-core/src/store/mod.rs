@@ -80,6 +80,8 @@ pub struct CacheStats {
     pub watched: u64,
     /// Whether a watch is running now.
     pub watching: bool,
+    /// Files in the cache now.
+    pub files: usize,
 }
 
 /// What a file looked like when the listing cache read it (device, inode, size, mtime,
@@ -153,6 +155,7 @@ impl Store {
             parsed: cache.parsed,
             watched: cache.watched_listings,
             watching: cache.watch.is_some(),
+            files: cache.rows.len(),
         }
     }
 
