@@ -3,17 +3,19 @@
 //!
 //! [`Surfacer`] is the per-session state: the files already injected this session (never
 //! offered again until [`Surfacer::reset`], which the host calls at session start and after
-//! compaction) and a cached [`LexicalIndex`] over the store, kept in step with the directory
-//! by comparing `(file, version)` pairs (pointer equality first: an unchanged store hands back
-//! the very same `Arc`s), re-indexing only the entries that changed.
+//! compaction) and a [`LiveIndex`] over the store, kept in step with the directory by
+//! comparing `(file, version)` pairs (pointer equality first: an unchanged store hands back
+//! the very same `Arc`s), re-indexing only the entries that changed. A host can start from
+//! the persisted index ([`LiveIndex::open`], [`Surfacer::with_index`]) and use the same index
+//! for the memory tool's duplicate warning ([`Surfacer::index_mut`]).
 //!
 //! # Selectors ([`SurfacingOptions::selector`], `autoSurfacing.selector`)
 //! [`Selector::Auto`] (the default) is **hybrid** when the request carries a model and
 //! **lexical** when it does not: passing a model is what turns model use on.
-//! - **lexical**: BM25F over name, description and body
-//!   ([`memory_rank`]); the best `maxFiles` scoring at least
-//!   [`MIN_SCORE`](memory_rank::MIN_SCORE). Deterministic, zero model calls, and an
-//!   unrelated prompt surfaces nothing.
+//! - **lexical**: BM25F over name, description and body with synonyms, translations and typo
+//!   correction ([`memory_rank`]); the best `maxFiles` passing its cutoff (a relatedness gate
+//!   on the best match, [`MIN_SCORE`](memory_rank::MIN_SCORE), then a share of its score).
+//!   Deterministic, zero model calls, and an unrelated prompt surfaces nothing.
 //! - **model**: pi-memory's side query, unchanged: the PM-61 manifest (newest 200 entries,
 //!   then minus the injected ones), the exact side-query prompt, one completion without tools,
 //!   the reply parsed by [`parse_selected_files`] (files not in the manifest dropped).
@@ -67,8 +69,9 @@
 //!   never shows the model an entry without a shared token. The `model` selector has no such
 //!   blind spot. Its cutoff was tuned on one labelled set (memory-agent
 //!   `tests/all/retrieval/`); BENCHMARKS.md lists the precision/recall trade-off.
-//! - Every call lists the store (one `stat` per entry file); the index itself is only
-//!   rebuilt for entries whose version changed.
+//! - Every call lists the store: one `stat` per entry file, or only the files the kernel
+//!   reported changed when the host called [`Store::watch`] (the pi sidecar does); the index
+//!   is only re-indexed for entries whose version changed.
 
 use std::collections::HashSet;
 use std::fmt;

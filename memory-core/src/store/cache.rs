@@ -120,6 +120,8 @@ pub(super) struct Cache {
     pub(super) watch_wanted: bool,
     /// Listings answered from the watch (no full stat scan).
     pub(super) watched_listings: u64,
+    /// A row was dropped since `sorted` was built (our own write): rebuild the order.
+    resort_needed: bool,
 }
 
 impl Cache {
@@ -127,8 +129,11 @@ impl Cache {
     pub(super) fn invalidate(&mut self, file: &str) {
         self.rows.remove(file);
         match &self.watch {
-            // The next listing looks at this name (and rebuilds the order if it changed).
-            Some(w) if w.healthy() => w.touch(file),
+            // The next listing looks at this name and rebuilds the order.
+            Some(w) if w.healthy() => {
+                w.touch(file);
+                self.resort_needed = true;
+            }
             _ => self.sorted_valid = false,
         }
     }
@@ -146,6 +151,7 @@ impl Cache {
         });
         self.sorted = entries;
         self.sorted_valid = true;
+        self.resort_needed = false;
     }
 }
 
@@ -214,7 +220,7 @@ impl Store {
                 }
             }
         }
-        if changed {
+        if changed || cache.resort_needed {
             cache.resort();
         }
         cache.watched_listings += 1;

@@ -76,6 +76,14 @@ fn watched_listings_see_every_kind_of_external_change_at_the_next_listing() {
             .any(|(_, b)| b == "written by the store")
     );
 
+    // Our own replace, rename-free remove: the next listing agrees.
+    f.store.remove("Epsilon", None).unwrap();
+    assert!(
+        !bodies(&f.store)
+            .iter()
+            .any(|(_, b)| b == "written by the store")
+    );
+
     // Every listing matched a fresh store's full scan.
     let fresh = Store::new(f.dir(), options());
     assert_eq!(bodies(&f.store), bodies(&fresh));
