@@ -194,10 +194,9 @@ pub(crate) fn plan(index: &LexicalIndex, query: &str) -> Vec<Concept> {
                 && token.is_ascii()
                 && !is_short_number(token)
                 && token.bytes().any(|b| b.is_ascii_alphabetic())
+                && let Some(&id) = index.typo_candidates(token).first()
             {
-                if let Some(&id) = index.typo_candidates(token).first() {
-                    variants.push((id, TYPO_WEIGHT));
-                }
+                variants.push((id, TYPO_WEIGHT));
             }
         }
         out.push(Concept {

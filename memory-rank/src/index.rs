@@ -445,7 +445,7 @@ impl LexicalIndex {
 pub(crate) fn shape_of(token: &str) -> Option<(u8, u8)> {
     let first = *token.as_bytes().first()?;
     (token.is_ascii() && first.is_ascii_alphabetic() && token.len() <= 40)
-        .then(|| (first, token.len() as u8))
+        .then_some((first, token.len() as u8))
 }
 
 impl LexicalIndex {
