@@ -19,10 +19,11 @@ use memory_agent::surfacing::HYBRID_CANDIDATES;
 use memory_rank::{Cutoff, LexicalDoc, LexicalIndex};
 use testkit::retrieval::{Corpus, Dataset, Half, evaluate};
 
-/// Floors under the measured figures (2026-11-30: recall@3 0.766 tuning, 0.759 held-out;
-/// false surfacing 4.0 % and 3.8 %; hybrid candidates 0.963 and 0.977).
+/// Floors under the measured figures (2026-11-30, after the leakage audit removed the
+/// synonym groups and glossary entries only held-out prompts needed: recall@3 0.766 tuning,
+/// 0.748 held-out; false surfacing 4.0 % and 3.8 %; hybrid candidates 0.963 and 0.960).
 const RECALL_AT_3_FLOOR: [(Half, f64); 2] = [(Half::Tuning, 0.75), (Half::HeldOut, 0.74)];
-const FALSE_SURFACING_CEILING: f64 = 0.06;
+const FALSE_SURFACING_CEILING: f64 = 0.05;
 const HYBRID_CANDIDATE_FLOOR: f64 = 0.95;
 
 #[test]
