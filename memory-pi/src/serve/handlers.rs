@@ -88,9 +88,10 @@ pub(super) fn session_start(
     // Warm up now, while pi is still starting, so the first surfacing finds the listing
     // and the lexical index ready (see `warm`).
     if session.project_if_open().is_some() && !session.info.child {
+        let warming = super::index::Warming::begin(session.clone());
         server
             .tasks
-            .spawn("pimem-warm", move || super::index::warm(&session));
+            .spawn("pimem-warm", move || super::index::warm(&session, warming));
     }
     Ok(SessionStartResult {
         section: value,

@@ -131,6 +131,7 @@ mod section;
 mod session;
 mod sessions;
 mod tasks;
+mod trace;
 
 use std::io::{self, BufRead, Write};
 use std::panic::AssertUnwindSafe;
@@ -222,10 +223,13 @@ impl Server {
 pub fn run() -> Result<()> {
     // A long-lived process: reuse one lock record file per memory directory instead of
     // creating an inode per write (see `memory_lock::enable_lock_slots`).
+    trace::init();
+    trace::mark("start", "");
     memory_core::lock_slots::enable();
     let stdin = io::stdin();
     let result = serve(stdin.lock(), Box::new(io::stdout()));
     memory_core::lock_slots::release();
+    trace::mark("exit", "");
     result
 }
 
@@ -331,6 +335,7 @@ fn dispatch(server: &Arc<Server>, line: &[u8]) {
         return;
     };
     let params = msg.get("params").cloned().unwrap_or(Value::Null);
+    trace::mark("recv", &method);
     let is_start = method == "session/start";
     if is_start {
         server.start_begins();
@@ -348,6 +353,7 @@ fn dispatch(server: &Arc<Server>, line: &[u8]) {
             ))
         });
         worker.peer.respond(id, reply);
+        trace::mark("answered", &method);
     });
 }
 
