@@ -232,8 +232,10 @@ fn typos_are_corrected_to_the_closest_indexed_word() {
         files(index.rank_with("rollbak the pricing service", 3, Cutoff::ANY, &|_| false)),
         ["roll.md"]
     );
-    let mut off = Options::default();
-    off.typos = false;
+    let off = Options {
+        typos: false,
+        ..Options::default()
+    };
     let strict = LexicalIndex::build_with(off, [doc("roll.md", "Rollback", "undo")]);
     assert!(
         strict

@@ -377,13 +377,16 @@ pub fn score_one(picked: &[String], relevant: &[String]) -> Score {
     }
 }
 
+/// A labelled prompt that missed a relevant memory in the top 3:
+/// `(project, prompt, wanted, surfaced)`.
+pub type Miss = (String, String, Vec<String>, Vec<String>);
+
 /// Metrics per half and category.
 #[derive(Debug, Clone, Default)]
 pub struct Report {
     cells: BTreeMap<(Half, Category), Score>,
-    /// Labelled prompts that missed a relevant memory in the top 3, per half:
-    /// `(project, prompt, wanted, surfaced)`.
-    pub misses: BTreeMap<Half, Vec<(String, String, Vec<String>, Vec<String>)>>,
+    /// Labelled prompts that missed a relevant memory in the top 3, per half.
+    pub misses: BTreeMap<Half, Vec<Miss>>,
     /// Unrelated prompts that surfaced something: `(half, project, prompt, surfaced)`.
     pub noise: Vec<(Half, String, String, Vec<String>)>,
 }
