@@ -310,6 +310,7 @@ impl From<&Config> for crate::StoreOptions {
             snapshot_keep: cfg.lock.snapshot_keep,
             reclaim_dead: cfg.lock.reclaim_dead,
             clock: crate::Clock::system(),
+            switch: None,
         }
     }
 }

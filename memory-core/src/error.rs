@@ -41,15 +41,37 @@ pub enum StoreError {
         /// The version on disk.
         actual: Version,
     },
-    /// The content contains something that looks like a credential. The value is never shown.
+    /// The content contains something that looks like a credential (PA-48). The value is
+    /// never shown; the kind and the position are.
     #[error(
-        "Refusing to store a secret: the {field} contains what looks like a {kind}. Memories are plain-text files injected into future prompts; store where the secret lives (an environment variable or file name) instead."
+        "Refusing to store a secret: the {field} contains what looks like a {kind} at line {line}, column {column}. Memories are plain-text files injected into future prompts; store where the secret lives (an environment variable or file name) instead. Nothing was written."
     )]
     Secret {
         /// `name`, `description` or `content`.
         field: &'static str,
         /// What kind of secret was recognised.
         kind: &'static str,
+        /// 1-based line of the secret within the field.
+        line: usize,
+        /// 1-based column (in characters) of the secret within its line.
+        column: usize,
+    },
+    /// Memory is switched off (`/memory off`, `pimem off`; PA-15, PA-45).
+    #[error("{}", crate::messages::MEMORY_IS_OFF)]
+    MemoryOff,
+    /// The switch file cannot be used: memory is paused until it is fixed (PA-12).
+    #[error("{}", crate::messages::memory_paused(problem))]
+    MemoryPaused {
+        /// What is wrong with the switch file.
+        problem: crate::switch::SwitchProblem,
+    },
+    /// The switch could not be checked (its lock or directory is unusable): fail closed.
+    #[error("{}", crate::messages::switch_unavailable(path, source))]
+    SwitchUnavailable {
+        /// The file or directory involved.
+        path: String,
+        /// The OS error.
+        source: std::io::Error,
     },
     /// A body over the size limit.
     #[error("content is too large: {bytes} bytes (the limit is {limit} bytes per memory)")]

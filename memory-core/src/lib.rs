@@ -25,7 +25,11 @@
 //!   serves both. Things a write did besides writing come back as typed [`Notice`]s.
 //! * **UTF-8 paths** ([`camino`]): memory directories are shared with pi, whose paths are
 //!   JavaScript strings.
-//! * **Secrets are refused** on write without ever echoing the value ([`secrets`]).
+//! * **Secrets are refused** on write without ever echoing the value ([`secrets`]): more
+//!   than 25 credential kinds, reported with their position.
+//! * **A persistent switch** ([`switch`], pi-auto-memory's `auto-memory.json`): when a host
+//!   sets [`StoreOptions::switch`], every write is refused with `Memory is off` while memory
+//!   is switched off, and no write that passed an older check lands after `off` returned.
 //! * **No model, ever**: this crate is storage. Orchestration lives in `memory-agent`.
 //!
 //! # Example
@@ -60,10 +64,12 @@
 pub mod clock;
 pub mod config;
 mod error;
+pub mod messages;
 mod open;
 pub mod secrets;
 mod status;
 mod store;
+pub mod switch;
 pub mod tool;
 
 pub use clock::Clock;
@@ -82,6 +88,7 @@ pub use store::{
     CACHE_DIR, CacheStats, CachedFile, DREAM_META_FILE, FileStamp, INDEX_FILE, MAX_BODY_BYTES,
     Round, Store, StoreOptions, Target, write_private_file,
 };
+pub use switch::{SetOutcome, Switch, SwitchError, SwitchProblem, SwitchState};
 
 pub use memory_index::{EntryMeta, EntryType};
 

@@ -1,214 +1,611 @@
-//! Secret detection on write (beyond the original; PA-48 semantics).
+//! Secret detection on write (PA-48).
 //!
 //! Memories are plain Markdown files that are injected into model prompts every session, so a
-//! credential stored by accident leaks into every future request. Every write path scans the
-//! name, description and body; a hit rejects the write, leaves the disk untouched, and the
-//! error names only the *kind* of secret and the field — never the value, not even a prefix.
+//! credential stored by accident leaks into every future request. Every write path of the
+//! [`Store`](crate::Store) (the tool, the CLI, extraction, the dream, and any later import or
+//! edit path, since they all end in the same write pipeline) scans the name, description and
+//! body; a hit rejects the write before any lock or file is touched, and the error names only
+//! the *kind* of credential and its *position* (line and column in the field) — never the
+//! value, not even a prefix.
 //!
-//! Detectors are deliberately high-precision (fixed vendor prefixes with length and alphabet
-//! checks, PEM private-key blocks, JWTs, and `password = value`-style assignments with a
-//! non-placeholder value) so that ordinary technical prose ("the key is in ~/.ssh/staging",
-//! "use sk-learn") is never refused.
+//! # How it works
+//! One table of [`Detector`]s, each a regular expression for one credential shape plus an
+//! optional check of the captured value. The expressions are compiled once into a
+//! [`regex::RegexSet`] (one pass over the text tells which detectors can match at all) and
+//! individual [`regex::Regex`]es (run only for those, to find the position and validate the
+//! value). [`kinds`] lists the credential kinds that can be reported (more than 25 kinds:
+//! cloud provider keys, VCS and CI tokens, chat, payment and AI API keys, private keys,
+//! JWTs, connection strings and URLs with a password, authorization headers, and assignments
+//! of a concrete value to a secret-looking name).
+//!
+//! Decision: detectors are high-precision. Vendor tokens need their fixed prefix and the
+//! exact alphabet and length; generic shapes (a password in a URL, `password = …`,
+//! `Authorization: Bearer …`) need a value that is not a placeholder (`<password>`,
+//! `${DB_PASSWORD}`, `changeme`, `***`), not a reference (`$VAR`, `process.env.X`,
+//! `OPENAI_API_KEY`, `~/.ssh/id_ed25519`, `op://vault/item`) and looks random enough (several
+//! character classes or a long value). Two corpora kept in the repository measure it:
+//! `memory-core/tests/corpus/ordinary-memories.jsonl` (ordinary developer memories full of
+//! look-alikes: commit hashes, UUIDs, base64 blobs, checksums, URLs without passwords,
+//! placeholders) must give no hit, `memory-core/tests/corpus/fake-credentials.jsonl`
+//! (realistic fake credentials of every kind) must be caught; the figures are in
+//! RELIABILITY.md (test `secrets_corpus` in memory-core).
 //!
 //! # Limitations
-//! A secret without a recognisable shape (a random 20-character password written as prose)
-//! is not detected. There is no exemption mechanism: rephrase the memory to reference where
-//! the secret lives instead.
+//! A secret without a recognisable shape (a random password written as prose, a bare 40-char
+//! key with no name beside it) is not detected. There is no exemption mechanism (PA-50):
+//! rephrase the memory to reference where the secret lives instead.
 
-/// One detected secret: what kind it is (never the value).
+use std::sync::OnceLock;
+
+use regex::{Regex, RegexSet};
+
+/// One detected secret: what kind it is and where (never the value).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SecretKind(pub &'static str);
 
-/// Returns the kind of the first secret found in `text`, if any.
-pub fn find_secret(text: &str) -> Option<SecretKind> {
-    if text.contains("-----BEGIN ") && text.contains("PRIVATE KEY-----") {
-        return Some(SecretKind("private key block"));
+/// A hit: the kind of credential and where it starts in the scanned text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SecretHit {
+    /// What kind of credential was recognised.
+    pub kind: SecretKind,
+    /// Byte offset of the start of the match.
+    pub offset: usize,
+    /// 1-based line of the start of the match (the value, for `name = value` shapes).
+    pub line: usize,
+    /// 1-based column (in characters) of the start of the match.
+    pub column: usize,
+}
+
+/// A check of the value a detector captured (capture group `v`, else the whole match).
+type Check = fn(&str) -> bool;
+
+/// One credential shape.
+struct Detector {
+    kind: &'static str,
+    pattern: &'static str,
+    check: Option<Check>,
+}
+
+const fn d(kind: &'static str, pattern: &'static str) -> Detector {
+    Detector {
+        kind,
+        pattern,
+        check: None,
     }
-    let bytes = text.as_bytes();
-    for (i, _) in text.char_indices() {
-        if i > 0 && is_token_byte(bytes[i - 1]) {
-            continue; // only look at token starts
-        }
-        let rest = &bytes[i..];
-        if let Some(kind) = vendor_token(rest) {
-            return Some(kind);
-        }
+}
+
+const fn dc(kind: &'static str, pattern: &'static str, check: Check) -> Detector {
+    Detector {
+        kind,
+        pattern,
+        check: Some(check),
     }
-    assignment_secret(text)
 }
 
-fn is_token_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
-}
-
-/// Length of the run of bytes at the start of `s` accepted by `ok`.
-fn run(s: &[u8], ok: impl Fn(u8) -> bool) -> usize {
-    s.iter().take_while(|b| ok(**b)).count()
-}
-
-fn alnum(b: u8) -> bool {
-    b.is_ascii_alphanumeric()
-}
-
-fn upper_digit(b: u8) -> bool {
-    b.is_ascii_uppercase() || b.is_ascii_digit()
-}
-
-fn b64url(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
-}
-
-/// `prefix` followed by at least `min` bytes accepted by `ok`, ending at a token boundary.
-fn prefixed(s: &[u8], prefix: &str, ok: impl Fn(u8) -> bool + Copy, min: usize) -> bool {
-    let Some(tail) = s.strip_prefix(prefix.as_bytes()) else {
-        return false;
+/// Token boundaries: a vendor token is not part of a longer identifier.
+macro_rules! tok {
+    ($body:literal) => {
+        concat!(
+            r"(?:^|[^A-Za-z0-9_\-])(?P<v>",
+            $body,
+            r")(?:$|[^A-Za-z0-9_\-])"
+        )
     };
-    let n = run(tail, ok);
-    n >= min && tail.get(n).is_none_or(|b| !is_token_byte(*b))
 }
 
-fn vendor_token(s: &[u8]) -> Option<SecretKind> {
-    const KINDS: &[(&str, &str)] = &[
-        ("ghp_", "GitHub token"),
-        ("gho_", "GitHub token"),
-        ("ghu_", "GitHub token"),
-        ("ghs_", "GitHub token"),
-        ("ghr_", "GitHub token"),
+/// The detectors, most specific first: the first detector that matches names the kind.
+fn detectors() -> Vec<Detector> {
+    vec![
+        d(
+            "private key block",
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
+        ),
+        d(
+            "AWS access key",
+            tok!(r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}"),
+        ),
+        dc(
+            "AWS secret access key",
+            r#"(?i:aws_?secret_?access_?key|aws_?secret)["']?\s*(?:=|:|=>)\s*["']?(?P<v>[A-Za-z0-9/+=]{40})(?:$|[^A-Za-z0-9/+=])"#,
+            random_enough,
+        ),
+        d(
+            "GitHub token",
+            tok!(r"(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})"),
+        ),
+        d(
+            "GitLab token",
+            tok!(
+                r"(?:glpat|glptt|gldt|glrt|glcbt|gloas|glft|glimt|glagent|glsoat)-[A-Za-z0-9_\-]{20,}"
+            ),
+        ),
+        d("GitLab runner token", tok!(r"GR1348941[A-Za-z0-9_\-]{20,}")),
+        d(
+            "Bitbucket or Atlassian token",
+            tok!(
+                r"(?:ATBB[A-Za-z0-9_=.\-]{32,}|ATATT3[A-Za-z0-9_=\-]{150,}|ATCTT3[A-Za-z0-9_=\-]{150,})"
+            ),
+        ),
+        d(
+            "CircleCI token",
+            tok!(r"CCIPAT_[A-Za-z0-9]{22}_[a-f0-9]{40}"),
+        ),
+        d("npm token", tok!(r"npm_[A-Za-z0-9]{36}")),
+        d(
+            "PyPI token",
+            tok!(r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}"),
+        ),
+        d("RubyGems API key", tok!(r"rubygems_[a-f0-9]{48}")),
+        d(
+            "Docker Hub token",
+            tok!(r"dckr_(?:pat|oat)_[A-Za-z0-9_\-]{27,}"),
+        ),
+        d(
+            "HashiCorp Vault token",
+            tok!(r"(?:hvs|hvb)\.[A-Za-z0-9_\-]{24,}"),
+        ),
+        d(
+            "Terraform Cloud token",
+            tok!(r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,}"),
+        ),
+        d(
+            "Slack token",
+            tok!(r"xox[abposre]-(?:[0-9]+-)*[A-Za-z0-9\-]{10,}"),
+        ),
+        d(
+            "Slack webhook URL",
+            r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/]{20,}",
+        ),
+        d(
+            "Discord webhook URL",
+            r"https://(?:canary\.|ptb\.)?discord(?:app)?\.com/api/webhooks/[0-9]{6,}/[A-Za-z0-9_\-]{40,}",
+        ),
+        d(
+            "Discord bot token",
+            tok!(r"[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}"),
+        ),
+        d(
+            "Telegram bot token",
+            r"(?:^|[^0-9A-Za-z_])(?P<v>[0-9]{8,10}:AA[A-Za-z0-9_\-]{33})(?:$|[^A-Za-z0-9_\-])",
+        ),
+        d(
+            "Microsoft Teams webhook URL",
+            r"https://[a-z0-9.\-]+\.webhook\.office\.com/webhookb2/[A-Za-z0-9@\-]{30,}/IncomingWebhook/[A-Za-z0-9]{20,}/[A-Za-z0-9\-]{30,}",
+        ),
+        d(
+            "Stripe key",
+            tok!(r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{32,}"),
+        ),
+        d(
+            "Square token",
+            tok!(r"(?:sq0atp|sq0csp)-[A-Za-z0-9_\-]{22,43}|EAAA[A-Za-z0-9_\-]{60}"),
+        ),
+        d(
+            "PayPal Braintree token",
+            r"access_token\$production\$[0-9a-z]{16}\$[0-9a-f]{32}",
+        ),
+        d("Shopify token", tok!(r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}")),
+        d(
+            "Anthropic API key",
+            tok!(r"sk-ant-(?:api|admin|sid)[0-9]{2}-[A-Za-z0-9_\-]{32,}"),
+        ),
+        d(
+            "OpenAI API key",
+            tok!(
+                r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}|sk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}"
+            ),
+        ),
+        dc(
+            "API key (sk-)",
+            tok!(r"sk-[A-Za-z0-9_\-]{32,}"),
+            random_enough,
+        ),
+        d("Groq API key", tok!(r"gsk_[A-Za-z0-9]{48,}")),
+        d("xAI API key", tok!(r"xai-[A-Za-z0-9]{60,}")),
+        d("Replicate API token", tok!(r"r8_[A-Za-z0-9]{37}")),
+        d("Hugging Face token", tok!(r"hf_[A-Za-z0-9]{34,}")),
+        d("Perplexity API key", tok!(r"pplx-[A-Za-z0-9]{48}")),
+        d("Google API key", tok!(r"AIza[0-9A-Za-z_\-]{35}")),
+        d(
+            "Google OAuth secret or token",
+            tok!(r"GOCSPX-[A-Za-z0-9_\-]{28}|ya29\.[0-9A-Za-z_\-]{30,}|1//0[0-9A-Za-z_\-]{40,}"),
+        ),
+        d(
+            "Azure storage key",
+            r"(?i:AccountKey|SharedAccessKey)\s*=\s*(?P<v>[A-Za-z0-9+/]{40,}={0,2})",
+        ),
+        dc(
+            "Azure SAS token",
+            r"[?&]sig=(?P<v>[A-Za-z0-9%+/=]{30,})",
+            random_enough,
+        ),
+        d("DigitalOcean token", tok!(r"do[opr]_v1_[a-f0-9]{64}")),
+        d("Linear API key", tok!(r"lin_(?:api|oauth)_[A-Za-z0-9]{40}")),
+        d(
+            "Notion token",
+            tok!(r"(?:secret_[A-Za-z0-9]{43}|ntn_[0-9]{11}[A-Za-z0-9]{35})"),
+        ),
+        d("Postman API key", tok!(r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}")),
+        d(
+            "SendGrid API key",
+            tok!(r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}"),
+        ),
+        d("Twilio API key", tok!(r"SK[0-9a-f]{32}")),
+        d(
+            "Mailgun or Mailchimp key",
+            tok!(r"key-[0-9a-f]{32}|[0-9a-f]{32}-us[0-9]{1,2}"),
+        ),
+        d(
+            "New Relic key",
+            tok!(r"NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9_\-]{32}"),
+        ),
+        d("Age secret key", tok!(r"AGE-SECRET-KEY-1[0-9A-Z]{58}")),
+        d(
+            "JSON Web Token",
+            tok!(r"eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
+        ),
+        dc(
+            "URL with a password",
+            r"\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://(?P<u>[^\s:/@'\x22<>]{1,64}):(?P<v>[^\s@/'\x22<>]{3,})@[A-Za-z0-9\[\]._\-]+",
+            concrete_password,
+        ),
+        dc(
+            "connection string with a password",
+            r"(?i:(?:^|[;\s\x22'])(?:password|pwd)\s*=\s*)(?P<v>[^;\s\x22']{4,})",
+            concrete_password,
+        ),
+        dc(
+            "authorization header",
+            r"(?i:authorization\s*[:=]\s*[\x22']?(?:bearer|basic|token)\s+)(?P<v>[A-Za-z0-9._~+/\-]{16,}=*)",
+            random_enough,
+        ),
+        dc(
+            "netrc password",
+            r"(?m:^\s*machine\s+\S+\s+login\s+\S+\s+password\s+)(?P<v>\S{4,})",
+            concrete_password,
+        ),
+        dc(
+            "credential assignment",
+            concat!(
+                r#"(?:^|[^A-Za-z0-9_])"#,
+                r#"(?P<name>"#,
+                r#"(?i:[A-Za-z0-9_.\-]*(?:password|passwd|passphrase|pwd|secret|secret[_\-]?key|token|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key|private[_\-]?key|client[_\-]?secret|signing[_\-]?key|encryption[_\-]?key|credentials?))"#,
+                r#")["'`]?\s*(?:=|:=|=>|:)\s*(?:["'`])?"#,
+                r#"(?P<v>[^\s"'`,;)\]}]{8,})"#
+            ),
+            assignment_value,
+        ),
+    ]
+}
+
+struct Compiled {
+    set: RegexSet,
+    each: Vec<Regex>,
+    detectors: Vec<Detector>,
+}
+
+fn compiled() -> &'static Compiled {
+    static COMPILED: OnceLock<Compiled> = OnceLock::new();
+    COMPILED.get_or_init(|| {
+        let detectors = detectors();
+        // The patterns are constants of this file; the unit tests compile every one of them.
+        #[allow(clippy::expect_used)]
+        let set = RegexSet::new(detectors.iter().map(|d| d.pattern))
+            .expect("the secret patterns compile");
+        #[allow(clippy::expect_used)]
+        let each = detectors
+            .iter()
+            .map(|d| Regex::new(d.pattern).expect("each secret pattern compiles"))
+            .collect();
+        Compiled {
+            set,
+            each,
+            detectors,
+        }
+    })
+}
+
+/// Every kind [`find_secret`] can report, in detection order.
+pub fn kinds() -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for d in &compiled().detectors {
+        if !out.contains(&d.kind) {
+            out.push(d.kind);
+        }
+    }
+    out
+}
+
+/// The first secret found in `text` (the one starting earliest; among detectors matching at
+/// the same place, the most specific), if any.
+pub fn find_secret_at(text: &str) -> Option<SecretHit> {
+    let c = compiled();
+    let mut best: Option<(usize, usize)> = None; // (offset, detector index)
+    for i in c.set.matches(text).iter() {
+        let detector = &c.detectors[i];
+        for caps in c.each[i].captures_iter(text) {
+            let m = caps.name("v").or_else(|| caps.get(0));
+            let Some(m) = m else { continue };
+            // `user:user@host` (postgres:postgres, guest:guest) is a well-known default, not
+            // a secret someone could leak.
+            let same_as_user = caps.name("u").is_some_and(|u| u.as_str() == m.as_str());
+            let ok = !same_as_user
+                && match detector.check {
+                    Some(check) => check(m.as_str()),
+                    None => not_a_placeholder_token(m.as_str()),
+                };
+            if ok {
+                // The value's start, so a vendor token inside an assignment is reported
+                // as its own kind (the earlier, more specific detector wins a tie).
+                let start = m.start();
+                if best.is_none_or(|(o, _)| start < o) {
+                    best = Some((start, i));
+                }
+                break;
+            }
+        }
+    }
+    let (offset, i) = best?;
+    let (line, column) = position(text, offset);
+    Some(SecretHit {
+        kind: SecretKind(c.detectors[i].kind),
+        offset,
+        line,
+        column,
+    })
+}
+
+/// The kind of the first secret found in `text`, if any.
+pub fn find_secret(text: &str) -> Option<SecretKind> {
+    find_secret_at(text).map(|h| h.kind)
+}
+
+/// 1-based line and character column of a byte offset.
+fn position(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = text[line_start..offset].chars().count() + 1;
+    (line, column)
+}
+
+/// Character classes present: lower, upper, digit, other.
+fn classes(value: &str) -> usize {
+    let mut c = [false; 4];
+    for ch in value.chars() {
+        let k = if ch.is_ascii_lowercase() {
+            0
+        } else if ch.is_ascii_uppercase() {
+            1
+        } else if ch.is_ascii_digit() {
+            2
+        } else {
+            3
+        };
+        c[k] = true;
+    }
+    c.iter().filter(|b| **b).count()
+}
+
+fn distinct(value: &str) -> usize {
+    let mut seen: Vec<char> = value.chars().collect();
+    seen.sort_unstable();
+    seen.dedup();
+    seen.len()
+}
+
+/// Shannon entropy in bits per character.
+fn entropy(value: &str) -> f64 {
+    let chars: Vec<char> = value.chars().collect();
+    if chars.is_empty() {
+        return 0.0;
+    }
+    let mut sorted = chars.clone();
+    sorted.sort_unstable();
+    let n = chars.len() as f64;
+    let mut e = 0.0;
+    let mut i = 0;
+    while i < sorted.len() {
+        let mut j = i;
+        while j < sorted.len() && sorted[j] == sorted[i] {
+            j += 1;
+        }
+        let p = (j - i) as f64 / n;
+        e -= p * p.log2();
+        i = j;
+    }
+    e
+}
+
+/// A value that stands for a secret instead of being one: a placeholder (`<password>`,
+/// `changeme`, `***`), a reference (`$VAR`, `${{ secrets.X }}`, `process.env.X`, an
+/// environment variable name, a path, a secret manager reference) or code.
+fn is_placeholder_or_reference(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    const STARTS: &[&str] = &[
+        "$",
+        "<",
+        "{",
+        "[",
+        "(",
+        "~",
+        "/",
+        "./",
+        "../",
+        "@",
+        "&",
+        "env:",
+        "env.",
+        "vault:",
+        "op://",
+        "ssm:",
+        "arn:",
+        "secretsmanager",
+        "keychain",
+        "process.env",
+        "os.environ",
+        "os.getenv",
+        "getenv",
+        "system.getenv",
+        "env[",
+        "env(",
+        "secrets.",
+        "config.",
+        "settings.",
+        "self.",
+        "this.",
+        "import",
+        "require",
+        "http://",
+        "https://",
+        "file:",
     ];
-    for (prefix, kind) in KINDS {
-        if prefixed(s, prefix, alnum, 36) {
-            return Some(SecretKind(kind));
-        }
+    if STARTS.iter().any(|p| lower.starts_with(p)) {
+        return true;
     }
-    if prefixed(s, "github_pat_", b64url, 22) {
-        return Some(SecretKind("GitHub token"));
+    // `%DB_PASSWORD%` (a Windows environment reference).
+    if value.len() > 2 && value.starts_with('%') && value.ends_with('%') {
+        return true;
     }
-    if prefixed(s, "glpat-", b64url, 20) {
-        return Some(SecretKind("GitLab token"));
+    const CONTAINS: &[&str] = &[
+        "***",
+        "xxx",
+        "...",
+        "…",
+        "placeholder",
+        "changeme",
+        "change_me",
+        "change-me",
+        "example",
+        "your_",
+        "your-",
+        "yourpass",
+        "yourtoken",
+        "yourkey",
+        "dummy",
+        "redacted",
+        "<",
+        ">",
+        "${",
+        "}}",
+        "(",
+        "notreal",
+        "not-a-real",
+        "goes-here",
+        "goes_here",
+    ];
+    if CONTAINS.iter().any(|p| lower.contains(p)) {
+        return true;
     }
-    if (prefixed(s, "AKIA", upper_digit, 16) || prefixed(s, "ASIA", upper_digit, 16))
-        && run(&s[4..], upper_digit) == 16
-    {
-        return Some(SecretKind("AWS access key"));
-    }
-    if prefixed(s, "sk-ant-", b64url, 32) {
-        return Some(SecretKind("Anthropic API key"));
-    }
-    if prefixed(s, "sk-", b64url, 32) {
-        return Some(SecretKind("OpenAI-style API key"));
-    }
-    for p in ["sk_live_", "rk_live_", "sk_test_"] {
-        if prefixed(s, p, alnum, 16) {
-            return Some(SecretKind("Stripe key"));
-        }
-    }
-    for p in ["xoxb-", "xoxa-", "xoxp-", "xoxr-", "xoxs-"] {
-        if prefixed(s, p, b64url, 10) {
-            return Some(SecretKind("Slack token"));
-        }
-    }
-    if prefixed(s, "AIza", b64url, 35) {
-        return Some(SecretKind("Google API key"));
-    }
-    if s.starts_with(b"eyJ") && is_jwt(s) {
-        return Some(SecretKind("JSON Web Token"));
-    }
-    None
+    // An environment variable name (OPENAI_API_KEY) or a dotted code path (cfg.db.password).
+    let env_name = value
+        .chars()
+        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        && value.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && (value.contains('_') || !value.chars().any(|c| c.is_ascii_digit()));
+    let code_path = value.contains('.')
+        && value
+            .split('.')
+            .all(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        && value.split('.').all(|s| {
+            s.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        });
+    // A file name (deploy_key.pem, creds.json).
+    const FILE_EXT: &[&str] = &[
+        ".pem", ".key", ".json", ".env", ".txt", ".yml", ".yaml", ".toml", ".p12", ".pfx", ".crt",
+        ".cer", ".gpg", ".asc", ".ini", ".cfg", ".conf", ".md", ".sh", ".rs", ".ts", ".py",
+    ];
+    let file = FILE_EXT.iter().any(|e| lower.ends_with(e));
+    env_name || code_path || file
 }
 
-fn is_jwt(s: &[u8]) -> bool {
-    let a = run(s, b64url);
-    if a < 10 || s.get(a) != Some(&b'.') {
-        return false;
-    }
-    let s2 = &s[a + 1..];
-    if !s2.starts_with(b"eyJ") {
-        return false;
-    }
-    let b = run(s2, b64url);
-    if b < 10 || s2.get(b) != Some(&b'.') {
-        return false;
-    }
-    run(&s2[b + 1..], b64url) >= 10
-}
-
-/// `password = hunter2-ish`, `api_key: "..."`, `token=...` with a concrete value.
-fn assignment_secret(text: &str) -> Option<SecretKind> {
-    const KEYS: &[&str] = &[
+/// Words that are never passwords.
+fn is_common_word(value: &str) -> bool {
+    const WORDS: &[&str] = &[
         "password",
         "passwd",
-        "api_key",
-        "api-key",
-        "apikey",
-        "secret_key",
-        "client_secret",
-        "access_token",
-        "auth_token",
-        "private_key",
+        "pass",
+        "pwd",
+        "secret",
+        "token",
+        "none",
+        "null",
+        "true",
+        "false",
+        "required",
+        "optional",
+        "undefined",
+        "disabled",
+        "enabled",
+        "string",
+        "redacted",
+        "hidden",
+        "masked",
+        "omitted",
+        "unknown",
+        "default",
+        "password1",
+        "password123",
+        "secret123",
+        "admin",
+        "root",
+        "test",
+        "testing",
+        "guest",
+        "user",
+        "username",
     ];
-    let lower = text.to_ascii_lowercase();
-    for key in KEYS {
-        let mut from = 0;
-        while let Some(pos) = lower[from..].find(key) {
-            let start = from + pos;
-            from = start + key.len();
-            if start > 0 && is_token_byte(lower.as_bytes()[start - 1]) {
-                continue;
-            }
-            let after = &text[from..];
-            let trimmed = after.trim_start_matches([' ', '\t']);
-            let Some(rest) = trimmed
-                .strip_prefix('=')
-                .or_else(|| trimmed.strip_prefix(':'))
-            else {
-                continue;
-            };
-            let rest = rest.trim_start_matches([' ', '\t']);
-            let rest = rest.trim_start_matches(['"', '\'', '`']);
-            let value: String = rest
-                .chars()
-                .take_while(|c| !c.is_whitespace() && !matches!(c, '"' | '\'' | '`' | ',' | ';'))
-                .collect();
-            if looks_concrete(&value) {
-                return Some(SecretKind("credential assignment"));
-            }
-        }
-    }
-    None
+    let lower = value.to_ascii_lowercase();
+    WORDS.contains(&lower.as_str())
 }
 
-/// A value that is a real credential rather than a placeholder or a reference.
-fn looks_concrete(value: &str) -> bool {
-    if value.chars().count() < 8 {
-        return false;
-    }
+/// A vendor-shaped token that is really a placeholder (`ghp_XXXX…`, `sk_live_0000…`).
+fn not_a_placeholder_token(value: &str) -> bool {
     let lower = value.to_ascii_lowercase();
-    let placeholder = value.starts_with('$')
-        || value.starts_with('<')
-        || value.starts_with('{')
-        || value.starts_with('%')
-        || value.starts_with("~/")
-        || value.starts_with('/')
-        || value.contains("***")
-        || lower.contains("xxxx")
-        || lower.starts_with("env:")
-        || lower.starts_with("process.env")
-        || lower.starts_with("os.environ")
-        || lower.contains("placeholder")
-        || lower.contains("changeme")
-        || lower.contains("example")
-        || lower.contains("your_")
-        || lower.contains("your-");
-    if placeholder {
+    distinct(value) >= 6 && !lower.contains("xxxx") && !value.contains("0000000000")
+}
+
+/// A random-looking value (vendor-agnostic tokens, SAS signatures, bearer tokens).
+fn random_enough(value: &str) -> bool {
+    if is_placeholder_or_reference(value) {
         return false;
     }
-    let distinct: std::collections::BTreeSet<char> = value.chars().collect();
-    distinct.len() >= 5
+    let len = value.chars().count();
+    len >= 16 && distinct(value) >= 8 && classes(value) >= 2 && entropy(value) >= 3.0
+}
+
+/// A password that is concrete (in a URL, a connection string, a netrc line).
+fn concrete_password(value: &str) -> bool {
+    !is_placeholder_or_reference(value) && !is_common_word(value) && distinct(value) >= 3
+}
+
+/// The value of `name = value` with a secret-looking name.
+fn assignment_value(value: &str) -> bool {
+    if is_placeholder_or_reference(value) || is_common_word(value) {
+        return false;
+    }
+    let len = value.chars().count();
+    if value.chars().all(|c| c.is_ascii_digit()) {
+        return false;
+    }
+    // Plain lower-case words (`password: required-for-login`, `token: refreshed-hourly`) are
+    // prose; a value needs two character classes, or to be long and varied.
+    let varied = distinct(value) >= 6;
+    let mixed = classes(value) >= 2;
+    varied && (mixed && len >= 8 || len >= 20 && entropy(value) >= 3.5)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_pattern_compiles_and_there_are_more_than_25_kinds() {
+        let _ = compiled();
+        assert!(kinds().len() >= 25, "{}", kinds().len());
+    }
 
     #[test]
     fn vendor_tokens_are_found() {
@@ -223,8 +620,8 @@ mod tests {
             ),
             ("AKIAIOSFODNN7EXAMPLE", "AWS access key"),
             (
-                "key sk-proj-abcdefghijklmnopqrstuvwxyz0123456789",
-                "OpenAI-style API key",
+                "key sk-proj-abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmn",
+                "OpenAI API key",
             ),
             (
                 "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789",
@@ -243,10 +640,23 @@ mod tests {
             ),
             ("DB password: hunter2hunter2", "credential assignment"),
             ("api_key=\"9f8e7d6c5b4a\"", "credential assignment"),
+            (
+                "postgres://app:Zq8vT2pL@db.internal:5432/app",
+                "URL with a password",
+            ),
         ];
         for (text, kind) in cases {
             assert_eq!(find_secret(text), Some(SecretKind(kind)), "{text}");
         }
+    }
+
+    #[test]
+    fn the_position_is_line_and_character_column() {
+        let text = "first line\nnext: é ghp_0123456789abcdefghijABCDEFGHIJ012345";
+        let hit = find_secret_at(text).unwrap();
+        assert_eq!((hit.line, hit.column), (2, 9));
+        assert_eq!(hit.kind, SecretKind("GitHub token"));
+        assert_eq!(&text[hit.offset..hit.offset + 4], "ghp_");
     }
 
     #[test]
@@ -263,6 +673,11 @@ mod tests {
             "set password=changeme-in-prod only in examples",
             "集成测试必须连真实 PostgreSQL",
             "token=abc",
+            "api_key_env: OPENAI_API_KEY",
+            "connect with postgres://app@localhost:5432/app",
+            "git@github.com:owner/repo.git",
+            "max_tokens: 4096",
+            "commit 3f9a2c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39",
         ];
         for text in cases {
             assert_eq!(find_secret(text), None, "{text}");

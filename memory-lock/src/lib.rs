@@ -21,6 +21,10 @@
 //! Beside them, [`AliveMark`]: a file a process keeps kernel-locked for its whole life, so
 //! that others can prove it dead (the run log's writers, PX-08).
 //!
+//! And [`lock_gate`] → [`Gate`]: a reader/writer kernel lock on a lock file next to
+//! a small configuration file (the memory switch, PA-13): commits hold its shared side while
+//! they check the switch and write, the process rewriting the switch holds the exclusive side.
+//!
 //! # Key decisions
 //! - **Dead holders are reclaimed, safely.** pi-memory never reclaims a stale `.lock`
 //!   because a "check then remove" takeover cannot be made safe with paths alone. Here the
@@ -100,11 +104,13 @@
 pub mod alive;
 pub mod durable;
 pub mod file_lock;
+pub mod gate;
 pub mod logical;
 pub mod snapshot;
 
 pub use alive::*;
 pub use durable::*;
 pub use file_lock::*;
+pub use gate::*;
 pub use logical::*;
 pub use snapshot::*;

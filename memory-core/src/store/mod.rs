@@ -61,6 +61,10 @@ pub struct StoreOptions {
     pub reclaim_dead: bool,
     /// Source of `modified`/`created` timestamps and snapshot names.
     pub clock: Clock,
+    /// The persistent memory switch every write checks (PA-15); `None`: no switch (an
+    /// embedding host without pi-auto-memory's setting). pimem's pi sidecar and CLI set it to
+    /// `<agentDir>/auto-memory.json`.
+    pub switch: Option<crate::switch::Switch>,
 }
 
 impl Default for StoreOptions {

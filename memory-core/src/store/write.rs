@@ -1,6 +1,7 @@
 //! The write pipeline (PM-44), in this fixed order so locks never invert: validate input
 //! (before any lock, so bad input never touches the disk) → in-process logical lock (unless
-//! the caller holds a [`Round`](super::Round)) → cross-process `.lock` → snapshot of the
+//! the caller holds a [`Round`](super::Round)) → cross-process `.lock` → the memory switch's
+//! commit permit (PA-15; checked once lock-free before anything else too) → snapshot of the
 //! files about to change (unless the round already snapshotted the whole directory) →
 //! read-modify-write with atomic replacement → release.
 
@@ -29,7 +30,7 @@ use super::types::{
 use super::{INDEX_FILE, MAX_BODY_BYTES, Store};
 use crate::clock::{iso_date, iso_millis};
 use crate::error::StoreError;
-use crate::secrets::find_secret;
+use crate::secrets::find_secret_at;
 
 /// How a write runs: standalone (takes the logical lock) or inside a [`Round`].
 #[derive(Debug, Clone, Copy)]
@@ -308,6 +309,10 @@ impl Store {
         mode: Mode,
         body: impl FnOnce(&mut Tx<'_>) -> Result<T, StoreError>,
     ) -> Result<(T, Vec<Notice>), StoreError> {
+        // Off or paused: refuse before any lock or directory is touched.
+        if let Some(refusal) = self.opts.switch.as_ref().and_then(|s| s.state().refusal()) {
+            return Err(refusal);
+        }
         let _logical: Option<LogicalGuard> = if mode.logical_held {
             None
         } else {
@@ -319,6 +324,12 @@ impl Store {
         ensure_private_dir(self.dir.as_std_path())
             .map_err(|e| StoreError::io("creating", &self.dir, e))?;
         let guard = acquire(self.dir.as_std_path(), op, &self.lock_options())?;
+        // The permit is held until this write's last rename: `off` waits for it, and a
+        // write that passed an older check cannot land after `off` returned (PA-15).
+        let _permit = match &self.opts.switch {
+            Some(switch) => Some(switch.permit()?),
+            None => None,
+        };
         let mut tx = Tx {
             store: self,
             skip_snapshot: mode.skip_snapshot,
@@ -337,6 +348,7 @@ impl Store {
             }
         }
         let out = body(&mut tx)?;
+        drop(_permit);
         drop(guard);
         Ok((out, notices))
     }
@@ -522,10 +534,12 @@ fn check_content(
         ("content", body),
     ];
     for (field, value) in fields {
-        if let Some(kind) = value.and_then(find_secret) {
+        if let Some(hit) = value.and_then(find_secret_at) {
             return Err(StoreError::Secret {
                 field,
-                kind: kind.0,
+                kind: hit.kind.0,
+                line: hit.line,
+                column: hit.column,
             });
         }
     }

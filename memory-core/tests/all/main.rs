@@ -9,6 +9,8 @@ mod concurrency;
 mod crash;
 mod hostile;
 mod mixed_concurrency;
+mod secrets_corpus;
 mod store;
+mod switch;
 mod tool;
 mod watch;
