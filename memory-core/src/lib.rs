@@ -78,7 +78,10 @@ pub use config::{
     ui_language,
 };
 pub use error::StoreError;
-pub use open::{OpenError, Project, default_agent_dir, expand_dir, home_dir, open_project};
+pub use open::{
+    OpenError, Project, RootProblem, check_dir_usable, default_agent_dir, expand_dir, home_dir,
+    open_project,
+};
 pub use status::{ModuleState, Modules, misconfigured_block, status_block};
 pub use store::types::{
     AddRequest, DreamMeta, IndexSection, Notice, ParseVersionError, RebuildOutcome, RemoveOutcome,
@@ -99,3 +102,8 @@ pub mod lock_slots {
     pub use memory_lock::{enable_lock_slots as enable, release_lock_slots as release};
 }
 pub use memory_lock::{Holder, LockState};
+
+/// Who holds a `.lock`: this host's name and whether a process is alive (for diagnostics).
+pub mod lock_info {
+    pub use memory_lock::{hostname, pid_alive};
+}

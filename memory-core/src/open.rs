@@ -39,6 +39,97 @@ pub struct Project {
     pub store: Store,
 }
 
+impl Project {
+    /// The same project with every write checking `switch` (PA-15).
+    pub fn with_switch(self, switch: crate::switch::Switch) -> Self {
+        let opts = StoreOptions {
+            switch: Some(switch),
+            ..self.store.options().clone()
+        };
+        Project {
+            store: Store::new(self.store.dir().to_owned(), opts),
+            ..self
+        }
+    }
+}
+
+/// Why the memory root cannot be used right now (PA-49): the category a person is told, and
+/// the OS error. Checked at every use, never cached, so fixing the cause is enough.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RootProblem {
+    /// Permissions, or the root (or a parent) is not a directory.
+    #[error("{}", crate::messages::root_inaccessible(path, source))]
+    Inaccessible {
+        /// The memory root or project directory.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The path cannot be resolved (a symlink loop, a name too long).
+    #[error("{}", crate::messages::root_unresolvable(path, source))]
+    PathResolution {
+        /// The memory root or project directory.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+impl RootProblem {
+    /// The category's name, as a person is told it.
+    pub fn category(&self) -> &'static str {
+        match self {
+            RootProblem::Inaccessible { .. } => crate::messages::CATEGORY_INACCESSIBLE,
+            RootProblem::PathResolution { .. } => crate::messages::CATEGORY_PATH_RESOLUTION,
+        }
+    }
+}
+
+/// Checks that `dir` (the memory root or a project directory) can be used: missing is fine
+/// (it is created on the first write), anything else must be a searchable, readable directory.
+/// Read-only; a few `stat`s and one `access`-like directory read.
+pub fn check_dir_usable(dir: &Path) -> Result<(), RootProblem> {
+    let classify = |source: std::io::Error| {
+        let resolution = matches!(
+            source.raw_os_error(),
+            Some(e) if e == rustix::io::Errno::LOOP.raw_os_error()
+                || e == rustix::io::Errno::NAMETOOLONG.raw_os_error()
+        );
+        if resolution {
+            RootProblem::PathResolution {
+                path: dir.to_path_buf(),
+                source,
+            }
+        } else {
+            RootProblem::Inaccessible {
+                path: dir.to_path_buf(),
+                source,
+            }
+        }
+    };
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return Err(RootProblem::Inaccessible {
+                path: dir.to_path_buf(),
+                source: std::io::Error::from_raw_os_error(rustix::io::Errno::NOTDIR.raw_os_error()),
+            });
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // Missing: every existing ancestor must still be usable (a loop above is not).
+            return match dir.parent() {
+                Some(parent) if parent != dir && !parent.as_os_str().is_empty() => {
+                    check_dir_usable(parent)
+                }
+                _ => Ok(()),
+            };
+        }
+        Err(e) => return Err(classify(e)),
+    }
+    std::fs::read_dir(dir).map(|_| ()).map_err(classify)
+}
+
 /// The user's home directory from `HOME`.
 #[allow(clippy::disallowed_methods)] // memory-core owns HOME
 pub fn home_dir() -> Option<PathBuf> {

@@ -12,6 +12,7 @@ import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSyn
 import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { paScenarios } from "./pa.mjs";
 import { RpcPi } from "./rpc.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -399,6 +400,9 @@ await (await import("./pisession.mjs")).run({ W, HERE, EXT, RELOAD_EXT, PI_CLI, 
 	const spawned = s2.some((m) => m.who === "sidecar" && m.ev === "start");
 	check("S2: `pi --help` (no session) is not kept alive by the detached sidecar, which exits with it", r.status === 0 && r.signal === null && (!spawned || s2.some((m) => m.who === "sidecar" && m.ev === "exit")), `status ${r.status}, signal ${r.signal}, ${JSON.stringify(s2)}`);
 }
+
+// ================================================================== pi-auto-memory (pa.mjs)
+await paScenarios({ W, HOME, check, eq, pi, rpc, pimem, makeAgent, requests, sectionIn, turnUserTexts, toolTexts, dirState });
 
 // ------------------------------------------------------------------ done
 fake.kill();

@@ -83,6 +83,8 @@ const PROTOCOL = 1;
 const SECTION = "memory_index";
 const RECORD_TYPE = "pimem-memory-index";
 const BIN_NAME = process.platform === "win32" ? "pimem.exe" : "pimem";
+/** pi's built-in file tools that `files/guard` checks. */
+const GUARDED_TOOLS = new Set(["read", "write", "edit", "grep", "find", "ls"]);
 /** Time the sidecar gets beyond `lock.timeoutMs` to answer `session/shutdown`. */
 const SHUTDOWN_GRACE_MS = 2000;
 
@@ -618,8 +620,9 @@ export default function pimem(pi: ExtensionAPI) {
 	registerTool(JSON.parse(readFileSync(join(HERE, "tool.json"), "utf8")));
 
 	pi.registerCommand("memory", {
-		description: "Memory status; /memory unlock removes a left-behind lock",
-		getArgumentCompletions: (prefix) => ["status", "unlock"].filter((s) => s.startsWith(prefix)).map((s) => ({ value: s, label: s })),
+		description: "Memory status; /memory on|off switches memory for every project; /memory doctor checks the setup; /memory unlock removes a left-behind lock",
+		getArgumentCompletions: (prefix) =>
+			["status", "on", "off", "doctor", "unlock"].filter((s) => s.startsWith(prefix)).map((s) => ({ value: s, label: s })),
 		handler: (args, ctx) => runCommand("memory", args, ctx),
 	});
 	pi.registerCommand("dream", {
@@ -851,12 +854,31 @@ export default function pimem(pi: ExtensionAPI) {
 				{ prompt: event.messageType === "user" ? event.prompt : null, messageType: event.messageType, systemPrompt: event.systemPrompt },
 				60_000,
 			);
+			// The switch is checked at every turn start: "" while memory is off, the index read
+			// again once it is back on (recorded like a fresh section).
+			if (typeof r.section === "string") {
+				section = r.section;
+				event.systemPromptOptions.sections[SECTION] = section;
+			}
+			if (r.record) pi.appendEntry(RECORD_TYPE, r.record);
 			mark("before_agent_start:answered");
 			if (r.notify) notify(r.notify, "info");
 			if (r.message) return { message: r.message };
 		} catch {
 			// PM-60: a failed surfacing injects nothing.
 		}
+		return undefined;
+	});
+
+	// Protected memory files: pi's built-in file tools are checked by the sidecar before they
+	// run (write/edit never under the memory directory, no internals for read/ls, grep/find
+	// narrowed). Without a sidecar nothing is known about memory and the tools run unchanged.
+	pi.on("tool_call", async (event, ctx) => {
+		if (!GUARDED_TOOLS.has(event.toolName)) return undefined;
+		await ready;
+		if (!sidecar) return undefined;
+		const r = await sidecar.call("files/guard", { toolName: event.toolName, input: event.input, cwd: ctx.cwd }, 10_000).catch(() => undefined);
+		if (r?.block) return { block: true, reason: r.block };
 		return undefined;
 	});
 

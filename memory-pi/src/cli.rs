@@ -81,6 +81,14 @@ impl Context {
             home_dir().as_deref(),
         )
         .with_context(|| format!("cannot determine the memory directory of {}", cwd.display()))?;
+        // Every write checks pi-auto-memory's switch of this agent directory (PA-15).
+        let project = match &agent_dir {
+            Some(dir) => project.with_switch(memory_core::Switch::new(
+                dir,
+                std::time::Duration::from_millis(config.lock.timeout_ms),
+            )),
+            None => project,
+        };
         Ok(Context {
             cwd,
             agent_dir,
@@ -113,6 +121,19 @@ impl Context {
     /// Whether `--json` was given.
     pub(crate) fn json(&self) -> bool {
         self.json
+    }
+
+    /// Fails with `Memory is off` (or paused) when the switch says so: for the commands
+    /// that would run a model only to have every write refused.
+    pub(crate) fn ensure_on(&self) -> Result<()> {
+        match self.agent_dir.as_deref().and_then(|d| {
+            memory_core::Switch::new(d, std::time::Duration::ZERO)
+                .state()
+                .refusal()
+        }) {
+            Some(refusal) => bail!("{refusal}. {}", memory_core::messages::TURN_ON_HINT),
+            None => Ok(()),
+        }
     }
 }
 
@@ -326,7 +347,18 @@ pub(crate) fn cmd_status(ctx: &Context) -> Result<()> {
             "lock": lock,
         }));
     }
-    print_text(&status_block(store, cfg, &modules(cfg), None)?)
+    let block = status_block(store, cfg, &modules(cfg), None)?;
+    let state = ctx
+        .agent_dir
+        .as_deref()
+        .map(|d| memory_core::Switch::new(d, std::time::Duration::ZERO).state());
+    match state
+        .as_ref()
+        .and_then(memory_core::messages::status_switch_line)
+    {
+        Some(line) => print_text(&format!("{line}\n{block}")),
+        None => print_text(&block),
+    }
 }
 
 /// `pimem add`.

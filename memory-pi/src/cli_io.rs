@@ -32,6 +32,10 @@ pub(crate) fn cmd_import(ctx: &Context, args: ImportArgs) -> Result<()> {
     } else {
         ctx.cwd().join(&args.path)
     };
+    // Memory off or paused: say so once instead of refusing every entry (PA-15).
+    if !args.dry_run {
+        ctx.ensure_on()?;
+    }
     let scan = args.from.source().scan(&path)?;
     let mut items = import::plan(ctx.store(), &scan)?;
     import::apply(ctx.store(), &mut items, args.dry_run);

@@ -228,6 +228,7 @@ impl RunObserver for Progress {
 
 /// `pimem dream` (PM-69): confirm, then consolidate with the dream model.
 pub(crate) fn cmd_dream(ctx: &Context, args: DreamArgs) -> Result<()> {
+    ctx.ensure_on()?;
     let model = task_model(ctx, Task::Dream, &args.model)?.ok_or_else(|| no_model(Task::Dream))?;
     if !args.yes && !confirm(memory_agent::dream::DREAM_CONFIRM_BODY)? {
         return Ok(());
@@ -258,6 +259,7 @@ pub(crate) fn cmd_dream(ctx: &Context, args: DreamArgs) -> Result<()> {
 
 /// `pimem extract`: one extraction round over a transcript (PM-65..68).
 pub(crate) fn cmd_extract(ctx: &Context, args: ExtractArgs) -> Result<()> {
+    ctx.ensure_on()?;
     let text = if args.messages == "-" {
         let mut t = String::new();
         std::io::stdin()
@@ -294,6 +296,7 @@ pub(crate) fn cmd_extract(ctx: &Context, args: ExtractArgs) -> Result<()> {
 
 /// `pimem surface`: which memories a prompt would surface, and the exact hidden message.
 pub(crate) fn cmd_surface(ctx: &Context, args: SurfaceArgs) -> Result<()> {
+    ctx.ensure_on()?;
     let cfg = ctx.config();
     let opts = SurfacingOptions::from(cfg);
     // A model only when the selector can use one (lexical never calls a model).

@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 pub mod experience;
+pub mod doctor;
 pub mod export;
 pub mod import;
 #[cfg(feature = "mcp")]

@@ -12,6 +12,7 @@
 
 mod cli;
 mod cli_experience;
+mod cli_admin;
 mod cli_io;
 mod cli_sessions;
 mod cli_tasks;
@@ -91,6 +92,12 @@ enum Command {
     Surface(cli_tasks::SurfaceArgs),
     /// pi's past sessions: `list [--all] [--named]`, `search <query>` (pi-session's engine).
     Sessions(cli_sessions::SessionsArgs),
+    /// Switch memory on for every project of this pi agent directory (`auto-memory.json`).
+    On,
+    /// Switch memory off: no surfacing, extraction, dream or section; files are kept.
+    Off,
+    /// Read-only checks of the memory setup; exit status 1 when one fails.
+    Doctor,
     /// Run the pi sidecar: JSON-RPC over stdin/stdout (spawned by the pi extension).
     Serve,
     /// Print the `memory` tool's JSON schema as registered with pi.
@@ -146,13 +153,21 @@ fn run(cli: Cli) -> Result<()> {
         }
         _ => {}
     }
-    let ctx = cli::Context::from_options(cli::GlobalOptions {
+    let opts = cli::GlobalOptions {
         cwd: cli.cwd,
         memory_dir: cli.memory_dir,
         agent_dir: cli.agent_dir,
         trust_project: cli.trust_project,
         json: cli.json,
-    })?;
+    };
+    // The switch and the doctor work without an opened project.
+    match cli.command {
+        Command::On => return cli_admin::cmd_switch(&opts, true),
+        Command::Off => return cli_admin::cmd_switch(&opts, false),
+        Command::Doctor => return cli_admin::cmd_doctor(&opts),
+        _ => {}
+    }
+    let ctx = cli::Context::from_options(opts)?;
     match cli.command {
         Command::Dir => cli::cmd_dir(&ctx),
         Command::Status => cli::cmd_status(&ctx),
@@ -172,7 +187,13 @@ fn run(cli: Cli) -> Result<()> {
         Command::Surface(args) => cli_tasks::cmd_surface(&ctx, args),
         Command::Import(args) => cli_io::cmd_import(&ctx, args),
         Command::Export(args) => cli_io::cmd_export(&ctx, args),
-        Command::Serve | Command::ToolSchema | Command::Mcp(_) | Command::Sessions(_) => {
+        Command::Serve
+        | Command::ToolSchema
+        | Command::Mcp(_)
+        | Command::Sessions(_)
+        | Command::On
+        | Command::Off
+        | Command::Doctor => {
             unreachable!("dispatched above")
         }
     }

@@ -33,7 +33,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use memory_core::secrets::find_secret;
+use memory_core::secrets::find_secret_at;
 use memory_core::{AddRequest, EntryType, Store, StoreError};
 use memory_index::{normalize_newlines, validate_body, validate_created, validate_description};
 use serde_json::{Value, json};
@@ -200,6 +200,10 @@ pub enum Action {
         field: &'static str,
         /// The kind of secret.
         kind: &'static str,
+        /// 1-based line of the secret within the field.
+        line: usize,
+        /// 1-based column (in characters) of the secret within its line.
+        column: usize,
     },
     /// Not importable (bad frontmatter, empty body, a name pi-memory cannot hold, ...).
     Skipped(String),
@@ -319,10 +323,12 @@ fn decide(
         ("description", description.as_deref().unwrap_or("")),
         ("content", body.as_str()),
     ] {
-        if let Some(kind) = find_secret(text) {
+        if let Some(hit) = find_secret_at(text) {
             return Ok(Action::Refused {
                 field,
-                kind: kind.0,
+                kind: hit.kind.0,
+                line: hit.line,
+                column: hit.column,
             });
         }
     }
@@ -371,8 +377,18 @@ pub fn apply(store: &Store, items: &mut [Item], dry_run: bool) {
                     item.notes.push(n.to_string());
                 }
             }
-            Err(StoreError::Secret { field, kind }) => {
-                item.action = Action::Refused { field, kind }
+            Err(StoreError::Secret {
+                field,
+                kind,
+                line,
+                column,
+            }) => {
+                item.action = Action::Refused {
+                    field,
+                    kind,
+                    line,
+                    column,
+                }
             }
             Err(e) => item.action = Action::Failed(e.to_string()),
         }
@@ -402,8 +418,13 @@ pub fn report_text(items: &[Item], dry_run: bool) -> String {
                 quoted(i),
                 i.origin
             ),
-            Action::Refused { field, kind } => format!(
-                "refused    {}: the {field} contains what looks like a {kind}; not imported",
+            Action::Refused {
+                field,
+                kind,
+                line,
+                column,
+            } => format!(
+                "refused    {}: the {field} contains what looks like a {kind} at line {line}, column {column}; not imported",
                 i.origin
             ),
             Action::Skipped(reason) => format!("skipped    {}: {reason}", i.origin),
@@ -444,9 +465,16 @@ pub fn report_json(items: &[Item], dry_run: bool, source: SourceKind, root: &Pat
                 Action::Add => ("add", None),
                 Action::Unchanged => ("unchanged", None),
                 Action::Kept => ("kept", None),
-                Action::Refused { field, kind } => (
+                Action::Refused {
+                    field,
+                    kind,
+                    line,
+                    column,
+                } => (
                     "refused",
-                    Some(format!("the {field} contains what looks like a {kind}")),
+                    Some(format!(
+                        "the {field} contains what looks like a {kind} at line {line}, column {column}"
+                    )),
                 ),
                 Action::Skipped(r) => ("skipped", Some(r.clone())),
                 Action::Failed(r) => ("failed", Some(r.clone())),

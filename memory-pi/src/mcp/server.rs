@@ -100,6 +100,15 @@ impl Shared {
                 cwd.display()
             )
         })?;
+        // Writes check pi-auto-memory's switch of the agent directory, as in pi and the CLI
+        // (PA-15): `Memory is off` while it is off.
+        let project = match &opts.agent_dir {
+            Some(dir) => project.with_switch(memory_core::Switch::new(
+                dir,
+                std::time::Duration::from_millis(config.lock.timeout_ms),
+            )),
+            None => project,
+        };
         let sessions = opts.agent_dir.as_ref().map(|agent_dir| {
             ProjectSessions::for_agent_dir(
                 agent_dir,
@@ -414,6 +423,18 @@ impl ServerHandler for PimemMcp {
                 .into());
             }
         };
+        // Decision: while memory is off (or paused) every memory tool answers as pi's `memory`
+        // tool does (PA-15, PA-16): `Memory is off`, nothing read or written. Writes are also
+        // refused by the store itself, so a switch flipped during the call still wins.
+        if let Some(refusal) = project
+            .store
+            .options()
+            .switch
+            .as_ref()
+            .and_then(|s| s.state().refusal())
+        {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(refusal.to_string())]).into());
+        }
         let session = self.session.clone();
         let run_project = project.clone();
         let out = tokio::task::spawn_blocking(move || {

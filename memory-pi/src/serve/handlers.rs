@@ -9,6 +9,7 @@ use memory_core::tool::{self, MAIN_ACTIONS, TOOL_DESCRIPTION, TOOL_NAME};
 use memory_core::{LockState, Target, misconfigured_block, status_block};
 use serde_json::Value;
 
+use super::admin;
 use super::agent;
 use super::protocol::{
     BeforeStartParams, BeforeStartResult, CommandParams, CommandResult, CompactParams,
@@ -44,8 +45,14 @@ pub(super) fn tool_definition() -> ToolRegistration {
 }
 
 /// `initialize`: the version handshake.
-pub(super) fn initialize(p: InitializeParams) -> Result<InitializeResult, RpcError> {
+pub(super) fn initialize(
+    server: &Server,
+    p: InitializeParams,
+) -> Result<InitializeResult, RpcError> {
     let version = env!("CARGO_PKG_VERSION");
+    if let Some(n) = p.protocol.as_u64().and_then(|n| u32::try_from(n).ok()) {
+        *server.client.lock() = Some((n, p.client_version.clone()));
+    }
     if p.protocol.as_u64() != Some(u64::from(PROTOCOL)) {
         let shown = p.protocol.to_string();
         let data = ProtocolMismatch {
@@ -82,7 +89,11 @@ pub(super) fn session_start(
         let record = started.record.then(|| section::record(&live.section));
         (live.section.value.clone(), record)
     };
-    let nudge = agent::nudge(&session);
+    let nudge = if session.live.lock().suspended {
+        None // memory off or paused: no dream nudge
+    } else {
+        agent::nudge(&session)
+    };
     let lock_timeout_ms = session.cfg.lock.timeout_ms;
     server.set_session(session.clone());
     // Warm up now, while pi is still starting, so the first surfacing finds the listing
@@ -107,18 +118,29 @@ pub(super) fn before_start(
     server: &Server,
     p: BeforeStartParams,
 ) -> Result<BeforeStartResult, RpcError> {
-    let nothing = BeforeStartResult {
-        message: None,
-        notify: None,
-    };
     let prompt = p.prompt.as_deref().unwrap_or("");
     let message_type = p.message_type.as_deref().unwrap_or("user");
     let system_prompt = p.system_prompt.as_str();
     let Some(session) = server.session() else {
-        return Ok(nothing);
+        return Ok(BeforeStartResult {
+            message: None,
+            notify: None,
+            section: None,
+            record: None,
+        });
+    };
+    // The switch, checked at every turn start (PA-15): off → no section, no surfacing.
+    let state = session.switch.state();
+    let (section, record) = admin::section_for_turn(&session, &state);
+    let nothing = BeforeStartResult {
+        message: None,
+        notify: None,
+        section: section.clone(),
+        record: record.clone(),
     };
     agent::remember_instructions(&session, system_prompt);
-    let skip = session.info.child
+    let skip = !state.is_on()
+        || session.info.child
         || prompt.trim().is_empty()
         || message_type != "user"
         || system_prompt.contains("<active_agent name=\"")
@@ -135,6 +157,8 @@ pub(super) fn before_start(
                 display: false,
                 details: SurfacedDetails { files: s.files },
             }),
+            section,
+            record,
         },
         None => nothing,
     })
@@ -144,6 +168,7 @@ pub(super) fn before_start(
 pub(super) fn settled(server: &Arc<Server>, p: SettledParams) -> Result<SettledResult, RpcError> {
     if let Some(session) = server.session()
         && session.cfg.extract_memories.enabled
+        && session.switch.state().is_on()
         && !session.info.child
         && !p.aborted
         && !p.messages.is_empty()
@@ -162,6 +187,13 @@ pub(super) fn compact(server: &Server, _: CompactParams) -> Result<CompactResult
             record: None,
         });
     };
+    if !session.switch.state().is_on() {
+        session.live.lock().suspended = true;
+        return Ok(CompactResult {
+            section: String::new(),
+            record: None,
+        });
+    }
     let Ok(project) = session.project() else {
         let live = session.live.lock();
         return Ok(CompactResult {
@@ -212,6 +244,9 @@ pub(super) fn tool_execute(
             )));
         }
     };
+    if let Some(refusal) = admin::tool_refusal(&session, &project) {
+        return Ok(tool_error(&refusal));
+    }
     let out = {
         let mut versions = session.versions.lock();
         // The session's lexical index answers the duplicate check of `add`.
@@ -269,6 +304,9 @@ pub(super) fn command(server: &Server, p: CommandParams) -> Result<CommandResult
     match p.name.as_str() {
         "memory" => Ok(match args.split_whitespace().next() {
             Some("unlock") => unlock(server, confirmed),
+            Some("on") => admin::switch_command(server, true),
+            Some("off") => admin::switch_command(server, false),
+            Some("doctor") => admin::doctor_command(server),
             _ => status(server),
         }),
         "dream" => Ok(dream(server, confirmed)),
@@ -294,7 +332,11 @@ fn status(server: &Server) -> CommandResult {
         &session.modules,
         Some(&inject),
     ) {
-        Ok(text) => reply(text, Level::Info),
+        Ok(text) => match memory_core::messages::status_switch_line(&session.switch.state()) {
+            // Off or paused: one line before pi-memory's 7 (PA-16; PM-75 when on).
+            Some(line) => reply(format!("{line}\n{text}"), Level::Warning),
+            None => reply(text, Level::Info),
+        },
         Err(e) => reply(format!("Failed to read memory status: {e}"), Level::Error),
     }
 }
@@ -337,6 +379,12 @@ fn dream(server: &Server, confirmed: bool) -> CommandResult {
     };
     if let Err(errors) = session.project() {
         return reply(misconfigured_block(&errors), Level::Error);
+    }
+    if let Some(refusal) = session.switch.state().refusal() {
+        return reply(
+            memory_core::messages::dream_refused(&refusal),
+            Level::Warning,
+        );
     }
     if !confirmed && !server.confirm(&session, DREAM_CONFIRM_TITLE, DREAM_CONFIRM_BODY) {
         if session.info.has_ui {

@@ -119,9 +119,11 @@
 //! * A section replayed from pi's transcript patches (no record of ours) gets its `Inject:`
 //!   numbers from the sanitised value, which may count a few more bytes than the window.
 
+mod admin;
 mod agent;
 mod ask;
 mod experience;
+mod guard;
 mod handlers;
 mod index;
 mod pimodel;
@@ -174,6 +176,8 @@ pub struct Server {
     pisession: sessions::PiSession,
     /// The run log's event queue and writer thread (`run/event`).
     recorder: experience::Recorder,
+    /// The extension's protocol and version from `initialize` (for `/memory doctor`).
+    client: Mutex<Option<(u32, String)>>,
 }
 
 impl Server {
@@ -186,6 +190,7 @@ impl Server {
             started: Condvar::new(),
             pisession: sessions::PiSession::default(),
             recorder: experience::Recorder::default(),
+            client: Mutex::new(None),
         }
     }
 
@@ -360,7 +365,7 @@ fn dispatch(server: &Arc<Server>, line: &[u8]) {
 /// Routes one request to its handler.
 fn handle(server: &Arc<Server>, method: &str, params: Value) -> Result<Value, RpcError> {
     match method {
-        protocol::InitializeParams::METHOD => answer(params, handlers::initialize),
+        protocol::InitializeParams::METHOD => answer(params, |p| handlers::initialize(server, p)),
         protocol::SessionStartParams::METHOD => {
             answer(params, |p| handlers::session_start(server, p))
         }
@@ -381,6 +386,7 @@ fn handle(server: &Arc<Server>, method: &str, params: Value) -> Result<Value, Rp
         protocol::ExperienceRunParams::METHOD => answer(params, |p| experience::run(server, p)),
         protocol::PanelParams::METHOD => answer(params, |p| experience::panel(server, p)),
         protocol::ExperienceToolParams::METHOD => answer(params, |p| experience::tool(server, p)),
+        protocol::FilesGuardParams::METHOD => answer(params, |p| admin::files_guard(server, p)),
         m if m.starts_with("sessions/") => sessions::route(server, m, params),
         other => Err(RpcError::new(
             code::METHOD_NOT_FOUND,

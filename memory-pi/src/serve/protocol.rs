@@ -98,6 +98,7 @@ requests!(PiRequests {
     ExperienceRunParams: "experience/run" -> ExperienceRunResult,
     PanelParams: "experience/panel" -> PanelResult,
     ExperienceToolParams: "experience/tool" -> ExperienceToolResult,
+    FilesGuardParams: "files/guard" -> FilesGuardResult,
 });
 
 notifications!(PiNotifications {
@@ -375,6 +376,12 @@ pub struct BeforeStartResult {
     pub message: Option<SurfacedMessage>,
     /// `Recalled: N entries`, when there is something to say.
     pub notify: Option<String>,
+    /// Non-null when the frozen `memory_index` value changes from this turn on: `""` while
+    /// memory is switched off, the index read again when it was switched back on (PA-16,
+    /// PA-17). The extension sets the section to it for this and later turns.
+    pub section: Option<String>,
+    /// Non-null when `section` was computed fresh: the extension records it.
+    pub record: Option<SectionRecord>,
 }
 
 /// The surfaced memories as a pi custom message.
@@ -528,6 +535,31 @@ impl CommandResult {
             level: Level::Info,
         }
     }
+}
+
+/// `files/guard`: pi is about to run one of its built-in file tools (`tool_call`); the
+/// sidecar says whether it touches the memory tree (protected memory files, PA-33..PA-37).
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(TS))]
+#[serde(rename_all = "camelCase")]
+pub struct FilesGuardParams {
+    /// `read`, `write`, `edit`, `grep`, `find` or `ls`.
+    pub tool_name: String,
+    /// The tool's arguments as the model gave them.
+    #[serde(default)]
+    #[cfg_attr(test, ts(type = "unknown"))]
+    pub input: Value,
+    /// The session's working directory (relative paths are resolved against it).
+    #[serde(default, deserialize_with = "nullable")]
+    pub cwd: String,
+}
+
+/// The answer to `files/guard`.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct FilesGuardResult {
+    /// Non-null: block the call, with this reason for the model.
+    pub block: Option<String>,
 }
 
 /// `session/shutdown`: the session ends.

@@ -12,7 +12,8 @@ use memory_agent::pi::sessions::{
 use memory_agent::{Surfacer, SurfacingOptions};
 use memory_core::tool::VersionBook;
 use memory_core::{
-    Config, IndexSection, LoadedConfig, Modules, Project, Task, home_dir, load_config, open_project,
+    Config, IndexSection, LoadedConfig, Modules, Project, Switch, Task, home_dir, load_config,
+    open_project,
 };
 use parking_lot::Mutex;
 
@@ -72,6 +73,9 @@ pub struct Live {
     pub extract_error_shown: bool,
     /// `<project_instructions>` blocks of the last system prompt (PM-67).
     pub instructions: Vec<String>,
+    /// Memory was off (or paused) at the last turn start: the section sent was `""`, and the
+    /// index is read again when it is back on (PA-16, PA-17).
+    pub suspended: bool,
 }
 
 /// One pi session as the sidecar sees it.
@@ -80,6 +84,8 @@ pub struct Session {
     pub info: StartInfo,
     /// Effective configuration.
     pub cfg: Config,
+    /// The persistent switch of the agent directory (`auto-memory.json`, PA-11).
+    pub switch: Switch,
     /// Module states after model validation.
     pub modules: Modules,
     /// The opened project, or why it could not be opened (the misconfigured state, retried
@@ -130,7 +136,7 @@ pub(super) fn model_errors(cfg: &Config, resolvable: &dyn Fn(&str) -> bool) -> V
 
 /// Asks pi which of the configured models it can use. When pi cannot answer, every model
 /// counts as resolvable (a later call reports the real error).
-fn resolve_models(peer: &Peer, cfg: &Config) -> HashMap<String, bool> {
+pub(super) fn resolve_models(peer: &Peer, cfg: &Config) -> HashMap<String, bool> {
     let mut specs: Vec<String> = Vec::new();
     for task in cfg.tasks_needing_models() {
         if let Some(m) = cfg.task_model(task)
@@ -197,6 +203,14 @@ pub(super) fn start(peer: &Peer, p: SessionStartParams) -> Started {
     }
     let opened = open(&info, &loaded);
     let cfg = loaded.config;
+    let switch = Switch::new(&info.agent_dir, Duration::from_millis(cfg.lock.timeout_ms));
+    let switch_state = switch.state();
+    if let memory_core::SwitchState::Paused(problem) = &switch_state {
+        notifications.push(Notification::new(
+            format!("pimem: {}", memory_core::messages::memory_paused(problem)),
+            Level::Error,
+        ));
+    }
 
     let resolvable = resolve_models(peer, &cfg);
     let is_resolvable = |m: &str| resolvable.get(m).copied().unwrap_or(true);
@@ -232,7 +246,10 @@ pub(super) fn start(peer: &Peer, p: SessionStartParams) -> Started {
             .and_then(section::from_record)
             .or_else(|| section::from_patches(&p.section_patches))
     };
+    let suspended = !switch_state.is_on();
     let (frozen, record) = match (replayed, &project) {
+        // Off or paused: no section; the index is read when memory is back on (PA-16).
+        _ if suspended => (section::empty(), false),
         (Some(s), _) => (s, false),
         (None, Some(project)) => match project.store.index_section(
             cfg.mem_index_inject_max_lines,
@@ -256,6 +273,7 @@ pub(super) fn start(peer: &Peer, p: SessionStartParams) -> Started {
         session: Session {
             info,
             cfg,
+            switch,
             modules,
             opened: Mutex::new(opened),
             sessions,
@@ -263,6 +281,7 @@ pub(super) fn start(peer: &Peer, p: SessionStartParams) -> Started {
                 section: frozen,
                 extract_error_shown: false,
                 instructions: Vec::new(),
+                suspended,
             }),
             surfacer: Mutex::new(surfacer),
             versions: Mutex::new(VersionBook::default()),
@@ -280,9 +299,18 @@ fn open(info: &StartInfo, loaded: &LoadedConfig) -> Result<Arc<Project>, Vec<Str
     if let Some(problem) = loaded.fatal() {
         return Err(vec![format!("Failed to load memory config: {problem}")]);
     }
+    let switch = Switch::new(
+        &info.agent_dir,
+        Duration::from_millis(loaded.config.lock.timeout_ms),
+    );
     open_project(&loaded.config, &info.cwd, None, home_dir().as_deref())
-        .map(Arc::new)
-        .map_err(|e| vec![format!("Failed to initialize memory: {e}")])
+        .map(|p| Arc::new(p.with_switch(switch)))
+        .map_err(|e| {
+            vec![format!(
+                "Failed to initialize memory: {}: {e}",
+                memory_core::messages::CATEGORY_IDENTITY
+            )]
+        })
 }
 
 impl Session {

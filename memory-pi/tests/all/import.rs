@@ -371,6 +371,18 @@ fn cli_import_and_export() {
     assert!(out.contains("Would import 5 memories"), "{out}");
     assert!(!mem.exists(), "a dry run creates nothing");
 
+    // Memory off (PA-15): the import is refused as a whole and writes nothing.
+    assert!(run(&["off"]).status.success());
+    let off = run(&["import", "--from", "claude-code", src]);
+    assert!(!off.status.success());
+    assert!(
+        String::from_utf8_lossy(&off.stderr).contains("Memory is off"),
+        "{}",
+        String::from_utf8_lossy(&off.stderr)
+    );
+    assert!(!mem.exists(), "nothing imported while memory is off");
+    assert!(run(&["on"]).status.success());
+
     let real = run(&["--json", "import", "--from", "claude-code", src]);
     assert!(real.status.success());
     let report: serde_json::Value = serde_json::from_slice(&real.stdout).unwrap();
@@ -386,6 +398,13 @@ fn cli_import_and_export() {
         "{report}"
     );
     assert_eq!(actions.iter().filter(|a| **a == "refused").count(), 1);
+    assert!(
+        report
+            .to_string()
+            .contains("AWS access key at line 1, column 5"),
+        "the refusal names the kind and the position: {report}"
+    );
+    assert!(!report.to_string().contains("AKIAIOSFODNN7EXAMPLE"));
 
     let listed = run(&["list"]);
     assert!(

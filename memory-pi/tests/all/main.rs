@@ -8,6 +8,7 @@ mod cli;
 mod cli_sessions;
 mod cli_tasks;
 mod dir;
+mod doctor;
 mod fuzz_regressions;
 mod import;
 mod mcp;

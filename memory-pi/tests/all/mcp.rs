@@ -239,3 +239,83 @@ fn bad_requests_are_json_rpc_errors_naming_the_field() {
     // Nothing was created: not even the memory directory.
     assert!(!sandbox.path("memory").exists());
 }
+
+/// `pimem` with the test's directories (the CLI side of the same agent directory).
+fn pimem(sandbox: &Sandbox, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_pimem"))
+        .args(["--cwd", sandbox.path("proj").as_str()])
+        .args(["--memory-dir", sandbox.path("memory").as_str()])
+        .args(["--agent-dir", sandbox.path("agent").as_str()])
+        .args(args)
+        .env("HOME", sandbox.home())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn mcp_tools_answer_memory_is_off_and_refuse_secrets_like_pi() {
+    let sandbox = Sandbox::new();
+    let mut mcp = Mcp::start(&sandbox);
+    let added = mcp.call(
+        "memory_add",
+        json!({ "name": "Kept", "content": "Stays while memory is off." }),
+    );
+    assert_eq!(added["result"]["isError"], json!(null), "{added}");
+    // A secret is refused with its kind and position, never its value.
+    let secret = "ghp_R8x2Kq9LmZ4vT7nB1cW5yH3jF6dP0sA2eU9i";
+    let refused = mcp.call(
+        "memory_add",
+        json!({ "name": "Token", "content": format!("use {secret} for CI") }),
+    );
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    assert!(text(&refused).contains("line 1, column 5"), "{refused}");
+    assert!(!refused.to_string().contains(secret));
+    // Off in another process: the server's next call sees it (no cached state).
+    let off = pimem(&sandbox, &["off"]);
+    assert!(off.status.success(), "{off:?}");
+    let store_dir = sandbox.path("memory");
+    let before = testkit_files(store_dir.as_std_path());
+    for (tool, args) in [
+        (
+            "memory_add",
+            json!({ "name": "New", "content": "not saved" }),
+        ),
+        (
+            "memory_replace",
+            json!({ "name": "Kept", "content": "not changed" }),
+        ),
+        ("memory_remove", json!({ "name": "Kept" })),
+        ("memory_list", json!({})),
+    ] {
+        let out = mcp.call(tool, args);
+        assert_eq!(out["result"]["isError"], true, "{tool}: {out}");
+        assert!(text(&out).starts_with("Memory is off"), "{tool}: {out}");
+    }
+    assert_eq!(
+        testkit_files(store_dir.as_std_path()),
+        before,
+        "nothing written"
+    );
+    let on = pimem(&sandbox, &["on"]);
+    assert!(on.status.success(), "{on:?}");
+    let listed = mcp.call("memory_list", json!({}));
+    assert!(text(&listed).starts_with("- Kept ("), "{listed}");
+}
+
+/// Every file under `dir` with its bytes, sorted.
+fn testkit_files(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.clone(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}

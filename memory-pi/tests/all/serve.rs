@@ -543,7 +543,7 @@ fn an_initialisation_failure_lasts_only_until_its_cause_is_fixed() {
     assert_eq!(r["isError"], true);
     assert_eq!(
         r["text"],
-        "Memory not initialized — Failed to initialize memory: cannot expand \"~\": the HOME environment variable is not set; run /memory for details"
+        "Memory not initialized — Failed to initialize memory: project identity unavailable: cannot expand \"~\": the HOME environment variable is not set; run /memory for details"
     );
     let status = pi.call("command/run", json!({ "name": "memory", "args": "" }));
     assert_eq!(
@@ -665,8 +665,9 @@ fn memory_status_is_seven_lines_with_modules_explaining_what_is_off() {
         sb.memory_dir().display()
     );
     assert_eq!(r["text"], expected);
-    // `/memory on` and other words are treated as status (PM-76)
-    let r2 = pi.call("command/run", json!({ "name": "memory", "args": "on" }));
+    // Other words are treated as status (PM-76); `on`, `off` and `doctor` are
+    // pi-auto-memory's (tested in `serve::pa`).
+    let r2 = pi.call("command/run", json!({ "name": "memory", "args": "bogus" }));
     assert_eq!(r2["text"], expected);
 }
 
@@ -1131,3 +1132,6 @@ fn end_of_input_waits_for_background_work_and_exits_zero() {
 // The run log through the protocol: a child module, so it uses the fake pi above.
 #[path = "serve_experience.rs"]
 mod experience;
+
+#[path = "serve_pa.rs"]
+mod pa;

@@ -1,0 +1,115 @@
+// pi-auto-memory's behaviours against real pi 1.6.0 (issue 11): the persistent switch seen
+// across pi processes, the corrupt switch file, protected memory files through pi's
+// `tool_call` event, and /memory doctor in print mode. Imported by run.mjs, which passes its
+// helpers; every check name starts with PA.
+import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+export async function paScenarios(t) {
+	const { W, HOME, check, eq, pi, rpc, pimem, makeAgent, requests, sectionIn, turnUserTexts, toolTexts, dirState } = t;
+	const tool = (name, args) => `[[call:${name} ${JSON.stringify(args)}]]`;
+	const A = makeAgent("agent-pa", { lock: { timeoutMs: 2000 } });
+	const P = join(W, "project-pa");
+	mkdirSync(P, { recursive: true });
+	const MEM = pimem(A, P, ["dir"]).trim();
+	const ROOT = join(HOME, ".pi", "memory");
+	const SWITCH = join(A, "auto-memory.json");
+	pimem(A, P, ["add", "--name", "Deploy rule", "--content", "Deploy with make ship ZEBRAFISH, never by hand."]);
+	pimem(A, P, ["add", "--name", "Test rule", "--content", "Run cargo xtask ci before pushing."]);
+
+	// --- PA1: off in one pi process is seen by the next turn of another
+	{
+		const b = rpc("PA1", A, P, []);
+		try {
+			await b.prompt("how do I deploy with make ship?");
+			let q = requests("PA1");
+			check("PA1: memory on: the section is sent", q.length === 1 && (sectionIn(q[0].body) ?? "").includes("Deploy rule"), JSON.stringify(q.map((x) => sectionIn(x.body))));
+			check("PA1: memory on: a memory is surfaced", q.length === 1 && turnUserTexts(q[0].body).some((s) => s.startsWith("<relevant_memories>")));
+			const before = dirState(MEM);
+			const off = pi("PA1-off", A, P, ["-p", "/memory off"]);
+			check("PA1: /memory off in another pi process confirms", off.stderr.includes("Memory is off for every project"), off.stderr);
+			eq("PA1: the switch file is pi-auto-memory's", JSON.parse(readFileSync(SWITCH, "utf8")), { version: 1, enabled: false });
+			await b.prompt(`how do I deploy with make ship? ${tool("memory", { action: "list" })}`);
+			q = requests("PA1");
+			const afterOff = q.slice(1);
+			check("PA1: the next turn of the running process has no memory_index section", afterOff.length === 2 && afterOff.every((x) => sectionIn(x.body) === null), JSON.stringify(afterOff.map((x) => sectionIn(x.body))));
+			check("PA1: ...and nothing surfaced", afterOff.length > 0 && turnUserTexts(afterOff[0].body).length === 1, JSON.stringify(afterOff.map((x) => turnUserTexts(x.body))));
+			eq("PA1: the memory tool answers `Memory is off`", toolTexts(afterOff), ["Memory is off"]);
+			eq("PA1: files are kept", dirState(MEM), before);
+			const on = pi("PA1-on", A, P, ["-p", "/memory on"]);
+			check("PA1: /memory on confirms", on.stderr.includes("Memory is on"), on.stderr);
+			await b.prompt("and the tests?");
+			q = requests("PA1");
+			check("PA1: back on: the section is read again at the next turn", (sectionIn(q.at(-1).body) ?? "").includes("Deploy rule"), sectionIn(q.at(-1).body));
+		} catch (e) {
+			check("PA1: rpc scenario ran", false, `${e.stack}\n${b.stderr}`);
+		} finally {
+			await b.close();
+		}
+	}
+
+	// --- PA2: a corrupt switch file pauses memory, is reported and never rewritten
+	{
+		const bad = '{"version": 1, "enabled": "yes"}';
+		writeFileSync(SWITCH, bad);
+		let r = pi("PA2", A, P, ["-p", "/memory"]);
+		check("PA2: /memory reports the pause and the fix", r.stderr.includes("Memory: paused") && r.stderr.includes('"enabled": "yes"; it must be true or false') && r.stderr.includes("delete it (a missing file means on)"), r.stderr);
+		r = pi("PA2-tool", A, P, ["-p", `remember this ${tool("memory", { action: "add", name: "X", content: "y" })}`]);
+		const texts = toolTexts(requests("PA2-tool"));
+		check("PA2: the tool answers that memory is paused", texts[0]?.startsWith("Memory is paused: "), JSON.stringify(texts));
+		check("PA2: no section while paused", requests("PA2-tool").every((x) => sectionIn(x.body) === null));
+		r = pi("PA2-on", A, P, ["-p", "/memory on"]);
+		check("PA2: /memory on refuses to overwrite it", r.stderr.includes("Memory switch not changed"), r.stderr);
+		eq("PA2: the corrupt file is untouched", readFileSync(SWITCH, "utf8"), bad);
+		writeFileSync(SWITCH, JSON.stringify({ version: 1, enabled: true, note: "kept" }));
+	}
+
+	// --- PA3: pi's file tools at the memory tree
+	{
+		const link = join(P, "memlink");
+		symlinkSync(MEM, link);
+		mkdirSync(join(P, "sub"), { recursive: true });
+		const rel = `../home/.pi/memory/${MEM.slice(ROOT.length + 1)}`;
+		const entry = readdirSync(MEM).find((f) => f.startsWith("Deploy"));
+		const backup = readdirSync(join(MEM, ".backups"))[0];
+		const before = dirState(MEM);
+		const calls = [
+			tool("write", { path: `${rel}/evil1.md`, content: "x" }),
+			tool("write", { path: `@${MEM}/evil2.md`, content: "x" }),
+			tool("edit", { path: `sub/../${rel}/MEMORY.md`, edits: [{ oldText: "Deploy", newText: "Hacked" }] }),
+			tool("write", { path: "memlink/evil3.md", content: "x" }),
+			tool("read", { path: `memlink/.backups/${backup}/MEMORY.md` }),
+			tool("read", { path: `memlink/${entry}` }),
+			tool("ls", { path: "memlink" }),
+			tool("grep", { pattern: "ZEBRAFISH", path: W, glob: "**/.backups/**" }),
+			tool("grep", { pattern: "ZEBRAFISH", path: W }),
+		];
+		pi("PA3", A, P, ["-p", `touch memory ${calls.join(" ")}`]);
+		const texts = toolTexts(requests("PA3"));
+		eq("PA3: nine tool results", texts.length, 9);
+		const blocked = (i) => (texts[i] ?? "").startsWith("Blocked:");
+		check("PA3: write with a relative path is blocked", blocked(0) && texts[0].includes("memory tool"), texts[0]);
+		check("PA3: write with an @-prefixed path is blocked", blocked(1), texts[1]);
+		check("PA3: edit through `..` is blocked", blocked(2), texts[2]);
+		check("PA3: write through a symlink is blocked", blocked(3), texts[3]);
+		check("PA3: read of a backup (internals) is blocked", blocked(4), texts[4]);
+		check("PA3: read of an entry file stays allowed", (texts[5] ?? "").includes("ZEBRAFISH"), texts[5]);
+		check("PA3: ls of a memory directory is blocked", blocked(6), texts[6]);
+		check("PA3: a grep glob into .backups is blocked", blocked(7), texts[7]);
+		check("PA3: grep from a parent directory was narrowed before it ran (.ignore in place)", existsSync(join(ROOT, ".ignore")) && readFileSync(join(ROOT, ".ignore"), "utf8").includes(".backups/"));
+		check("PA3: ...and shows no internals", !blocked(8) && !(texts[8] ?? "").includes(".backups"), texts[8]);
+		eq("PA3: nothing was written to the memory directory", dirState(MEM), before);
+		check("PA3: no stray files", !["evil1.md", "evil2.md", "evil3.md"].some((f) => existsSync(join(MEM, f))));
+	}
+
+	// --- PA4: /memory doctor in print mode
+	{
+		const r = pi("PA4", A, P, ["-p", "/memory doctor"]);
+		check("PA4: /memory doctor prints its summary", /^Memory doctor: \d+ ok, \d+ warning, 0 failure, \d+ unchecked$/m.test(r.stderr), r.stderr);
+		for (const id of ["config.agent", "switch", "root.reachable", "root.private", "project.identity", "index.parse", "index.agreement", "index.capacity", "index.window", "lock", "models", "protocol", "layout.legacy", "snapshots"]) {
+			check(`PA4: doctor check ${id}`, new RegExp(`^(ok|warning|failure|unchecked) +${id.replace(".", "\\.")} `, "m").test(r.stderr), r.stderr);
+		}
+		check("PA4: the extension's protocol is compared", /^ok +protocol +extension and binary .* speak protocol 1$/m.test(r.stderr), r.stderr);
+		eq("PA4: the switch kept its extra field", JSON.parse(readFileSync(SWITCH, "utf8")).note, "kept");
+	}
+}
