@@ -6,7 +6,8 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFil
 import { join } from "node:path";
 
 export async function paScenarios(t) {
-	const { W, HOME, check, eq, pi, rpc, pimem, makeAgent, requests, sectionIn, turnUserTexts, toolTexts, dirState } = t;
+	const { W, HOME, check, eq, pi, rpc, pimem, mark, makeAgent, requests, sectionIn, turnUserTexts, toolTexts, dirState } = t;
+	const sorted = (o) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
 	const tool = (name, args) => `[[call:${name} ${JSON.stringify(args)}]]`;
 	const A = makeAgent("agent-pa", { lock: { timeoutMs: 2000 } });
 	const P = join(W, "project-pa");
@@ -28,18 +29,19 @@ export async function paScenarios(t) {
 			const before = dirState(MEM);
 			const off = pi("PA1-off", A, P, ["-p", "/memory off"]);
 			check("PA1: /memory off in another pi process confirms", off.stderr.includes("Memory is off for every project"), off.stderr);
-			eq("PA1: the switch file is pi-auto-memory's", JSON.parse(readFileSync(SWITCH, "utf8")), { version: 1, enabled: false });
+			eq("PA1: the switch file is pi-auto-memory's", sorted(JSON.parse(readFileSync(SWITCH, "utf8"))), { enabled: false, version: 1 });
+			mark("PA1-b");
 			await b.prompt(`how do I deploy with make ship? ${tool("memory", { action: "list" })}`);
-			q = requests("PA1");
-			const afterOff = q.slice(1);
+			const afterOff = requests("PA1-b");
 			check("PA1: the next turn of the running process has no memory_index section", afterOff.length === 2 && afterOff.every((x) => sectionIn(x.body) === null), JSON.stringify(afterOff.map((x) => sectionIn(x.body))));
 			check("PA1: ...and nothing surfaced", afterOff.length > 0 && turnUserTexts(afterOff[0].body).length === 1, JSON.stringify(afterOff.map((x) => turnUserTexts(x.body))));
 			eq("PA1: the memory tool answers `Memory is off`", toolTexts(afterOff), ["Memory is off"]);
 			eq("PA1: files are kept", dirState(MEM), before);
 			const on = pi("PA1-on", A, P, ["-p", "/memory on"]);
 			check("PA1: /memory on confirms", on.stderr.includes("Memory is on"), on.stderr);
+			mark("PA1-c");
 			await b.prompt("and the tests?");
-			q = requests("PA1");
+			q = requests("PA1-c");
 			check("PA1: back on: the section is read again at the next turn", (sectionIn(q.at(-1).body) ?? "").includes("Deploy rule"), sectionIn(q.at(-1).body));
 		} catch (e) {
 			check("PA1: rpc scenario ran", false, `${e.stack}\n${b.stderr}`);
@@ -84,7 +86,8 @@ export async function paScenarios(t) {
 			tool("grep", { pattern: "ZEBRAFISH", path: W, glob: "**/.backups/**" }),
 			tool("grep", { pattern: "ZEBRAFISH", path: W }),
 		];
-		pi("PA3", A, P, ["-p", `touch memory ${calls.join(" ")}`]);
+		// grep, find and ls are not in pi's default tool set.
+		pi("PA3", A, P, ["-p", "--tools", "read,write,edit,grep,find,ls,memory", `touch memory ${calls.join(" ")}`]);
 		const texts = toolTexts(requests("PA3"));
 		eq("PA3: nine tool results", texts.length, 9);
 		const blocked = (i) => (texts[i] ?? "").startsWith("Blocked:");
@@ -97,7 +100,11 @@ export async function paScenarios(t) {
 		check("PA3: ls of a memory directory is blocked", blocked(6), texts[6]);
 		check("PA3: a grep glob into .backups is blocked", blocked(7), texts[7]);
 		check("PA3: grep from a parent directory was narrowed before it ran (.ignore in place)", existsSync(join(ROOT, ".ignore")) && readFileSync(join(ROOT, ".ignore"), "utf8").includes(".backups/"));
-		check("PA3: ...and shows no internals", !blocked(8) && !(texts[8] ?? "").includes(".backups"), texts[8]);
+		// With rg installed the scan runs: entries are found, no path under .backups/ is listed.
+		const grepOut = texts[8] ?? "";
+		const ran = !grepOut.includes("ripgrep (rg) is not available");
+		const internalPaths = grepOut.split("\n").filter((l) => /^[^:]*\.pi\/memory\/[^:]*\/(\.backups|sessions|\.lock|\.dream-meta)/.test(l));
+		check("PA3: ...and shows no internals", !blocked(8) && (!ran || (grepOut.includes("Deploy-rule.md:") && internalPaths.length === 0)), grepOut.slice(0, 800));
 		eq("PA3: nothing was written to the memory directory", dirState(MEM), before);
 		check("PA3: no stray files", !["evil1.md", "evil2.md", "evil3.md"].some((f) => existsSync(join(MEM, f))));
 	}

@@ -479,6 +479,8 @@ fn index_checks(project: &Project, cfg: &Config, checks: &mut Vec<Check>) {
 
     let cap = index_capacity(&raw);
     let (lines_max, bytes_max) = (cfg.mem_index_max_lines, cfg.mem_index_max_bytes);
+    // Decision (VECTORS §Z 15): "90 % of either limit" is at or above 90 %; exactly at a limit
+    // warns, it is not "over".
     let near = |v: usize, max: usize| max > 0 && v * 10 >= max * 9;
     let capacity = if !cap.fits(lines_max, bytes_max) {
         Check::new(

@@ -4,8 +4,8 @@
 //! * `write` / `edit`: never anything under the memory root (the reason points the model at
 //!   the `memory` tool).
 //! * `read`: never the internals (`.backups/`, `.lock`, temp files, `.dream-meta.json`,
-//!   `sessions/`, any dot file inside a project directory). Decision: plain reads of entry
-//!   files and `MEMORY.md` stay allowed while memory is on, because pi-memory's prompt has the
+//!   `sessions/`, the run log's `.experience/`, any dot file inside a project directory).
+//!   Decision: plain reads of entry files and `MEMORY.md` stay allowed while memory is on, because pi-memory's prompt has the
 //!   model read entries it saw in the index; while memory is off or paused every read under
 //!   the root is refused (PA-16).
 //! * `ls`: the root and its `git/`, `local/` levels list project names only and stay
@@ -50,7 +50,7 @@ pub(super) enum Verdict {
 /// The ignore file's text for the switch state.
 pub(super) fn ignore_text(memory_on: bool) -> String {
     let rules = if memory_on {
-        ".backups/\nsessions/\n.lock\n.lock.*\n.*.tmp\n.dream-meta.json\n.ignore\n"
+        ".backups/\nsessions/\n.experience/\n.lock\n.lock.*\n.*.tmp\n.dream-meta.json\n.ignore\n"
     } else {
         "*\n"
     };
@@ -172,6 +172,7 @@ fn glob_names_internal(glob: &str) -> bool {
         "sessions",
         ".lock",
         ".dream-meta",
+        ".experience",
         ".tmp",
         ".ignore",
     ]
@@ -339,6 +340,7 @@ mod tests {
             "mem/.backups/2026-x-write/a.md",
             "mem/.dream-meta.json",
             "mem/sessions/x.jsonl",
+            "mem/.experience/runlog.db",
             "mem/.a.md.123.0.tmp",
             "~/.pi/memory/.ignore",
         ] {

@@ -43,6 +43,7 @@
 //! | `session/compact` | [`CompactParams`](protocol::CompactParams) `{}` | [`CompactResult`](protocol::CompactResult) |
 //! | `tool/execute` | [`ToolExecuteParams`](protocol::ToolExecuteParams) | [`ToolExecuteResult`](protocol::ToolExecuteResult) |
 //! | `command/run` | [`CommandParams`](protocol::CommandParams) | [`CommandResult`](protocol::CommandResult) |
+//! | `files/guard` | [`FilesGuardParams`](protocol::FilesGuardParams) | [`FilesGuardResult`](protocol::FilesGuardResult): `block` (a reason) or `null` |
 //! | `session/shutdown` | [`ShutdownParams`](protocol::ShutdownParams) `{}` | [`ShutdownResult`](protocol::ShutdownResult) after in-flight work ended or `lock.timeoutMs` passed |
 //! | `sessions/search` | [`SessionsSearchParams`](protocol::SessionsSearchParams) | [`SessionsToolResult`](protocol::SessionsToolResult): `search-session` |
 //! | `sessions/ask` | [`SessionsAskParams`](protocol::SessionsAskParams) | [`SessionsToolResult`](protocol::SessionsToolResult): `ask-session` |
@@ -77,7 +78,15 @@
 //! with `autoSurfacing.enabled: false`. It also remembers the system prompt's
 //! `<project_instructions path="…">` blocks for extraction (PM-67).
 //!
-//! `command/run`: `/memory` (any argument but `unlock`) → the 7-line status or the
+//! The switch (`<agentDir>/auto-memory.json`, PA-11..PA-16) is read at every
+//! `agent/before_start`: while memory is off or paused the result carries `section: ""` (the
+//! extension sends no section), nothing is surfaced, extraction, the dream and the nudge are
+//! skipped and `tool/execute` answers `Memory is off`; on the first turn after it is back on,
+//! `section` and `record` carry the index read again. `files/guard` is asked from pi's
+//! `tool_call` for `read`, `write`, `edit`, `grep`, `find` and `ls` (`serve/guard.rs`).
+//! `/memory on|off|doctor` switch memory and run the read-only doctor (`crate::doctor`).
+//!
+//! `command/run`: `/memory` (any other argument but `unlock`) → the 7-line status or the
 //! misconfigured block; `/memory unlock` → PM-77 (asks `ui/confirm`); `/dream` → asks
 //! `ui/confirm` unless `confirmed`, sets `ui/status` `dream`, runs the round, answers the
 //! summary or `Dream failed: <msg>`. `text: null` means "print nothing" (a cancelled
