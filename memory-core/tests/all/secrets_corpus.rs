@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::common::Fixture;
 
+#[allow(clippy::unwrap_used)] // a missing or malformed corpus is a test failure
 fn corpus(name: &str) -> Vec<Value> {
     let path = format!("{}/tests/corpus/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap();

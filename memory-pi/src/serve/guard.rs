@@ -249,6 +249,7 @@ pub(super) fn ensure_ignore(root: &Path, memory_on: bool) -> Result<(), String> 
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // fixtures are written with plain std::fs
 mod tests {
     use serde_json::json;
 

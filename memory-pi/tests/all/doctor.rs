@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used)]
 //! `memory_pi::doctor` (PA-26, PA-52): one fixture per state of every check, and the CLI's
 //! exit status.
 
