@@ -548,7 +548,7 @@ fn an_initialisation_failure_lasts_only_until_its_cause_is_fixed() {
     let status = pi.call("command/run", json!({ "name": "memory", "args": "" }));
     assert_eq!(
         status["text"],
-        "Memory: misconfigured\nDir: not initialized\n- Failed to initialize memory: cannot expand \"~\": the HOME environment variable is not set"
+        "Memory: misconfigured\nDir: not initialized\n- Failed to initialize memory: project identity unavailable: cannot expand \"~\": the HOME environment variable is not set"
     );
     // The user fixes memory.json: the next call works, no restart needed.
     let mem = sb.project.parent().unwrap().join("fixed-mem");
