@@ -9,7 +9,7 @@
 //! value, not even a prefix.
 //!
 //! # How it works
-//! One table of [`Detector`]s, each a regular expression for one credential shape plus an
+//! One table of detectors, each a regular expression for one credential shape plus an
 //! optional check of the captured value. The expressions are compiled once into a
 //! [`regex::RegexSet`] (one pass over the text tells which detectors can match at all) and
 //! individual [`regex::Regex`]es (run only for those, to find the position and validate the

@@ -2,11 +2,12 @@
 // across pi processes, the corrupt switch file, protected memory files through pi's
 // `tool_call` event, and /memory doctor in print mode. Imported by run.mjs, which passes its
 // helpers; every check name starts with PA.
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export async function paScenarios(t) {
-	const { W, HOME, check, eq, pi, rpc, pimem, mark, makeAgent, requests, sectionIn, turnUserTexts, toolTexts, dirState } = t;
+	const { W, HOME, EXT, PI_CLI, env, check, eq, pi, rpc, pimem, mark, makeAgent, requests, sectionIn, turnUserTexts, toolTexts, dirState } = t;
 	const sorted = (o) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
 	const tool = (name, args) => `[[call:${name} ${JSON.stringify(args)}]]`;
 	const A = makeAgent("agent-pa", { lock: { timeoutMs: 2000 } });
@@ -118,5 +119,46 @@ export async function paScenarios(t) {
 		}
 		check("PA4: the extension's protocol is compared", /^ok +protocol +extension and binary .* speak protocol 1$/m.test(r.stderr), r.stderr);
 		eq("PA4: the switch kept its extra field", JSON.parse(readFileSync(SWITCH, "utf8")).note, "kept");
+	}
+
+	// --- PA5: what a person sees in pi's terminal UI (tmux, docs/pi-host.md §k)
+	if (spawnSync("tmux", ["-V"]).status !== 0) {
+		console.log("      (PA5 skipped: tmux is not installed)");
+		return;
+	}
+	{
+		const e = env(A);
+		const script = join(W, "tui-pa.sh");
+		const q = (v) => `'${String(v).replaceAll("'", "'\\''")}'`;
+		const exports = Object.entries(e)
+			.filter(([k]) => /^[A-Z_][A-Z0-9_]*$/.test(k))
+			.map(([k, v]) => `export ${k}=${q(v)}`)
+			.join("\n");
+		writeFileSync(script, `${exports}\nunset PI_SESSION_ID PI_SESSION_FILE\ncd ${q(P)}\nexec ${q(process.execPath)} ${q(PI_CLI)} -e ${q(EXT)}\n`);
+		const session = `pimem-pa-${process.pid}`;
+		const tmux = (...args) => spawnSync("tmux", args, { encoding: "utf8" });
+		const screen = () => tmux("capture-pane", "-t", session, "-p", "-J", "-S", "-200").stdout ?? "";
+		const waitFor = async (re) => {
+			for (let i = 0; i < 100; i++) {
+				if (re.test(screen())) return true;
+				await new Promise((r) => setTimeout(r, 200));
+			}
+			return false;
+		};
+		tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "60", `bash ${q(script)}`);
+		try {
+			const ready = await waitFor(/fake-model/);
+			check("PA5: pi's TUI starts with the extension", ready, screen());
+			tmux("send-keys", "-t", session, "/memory off", "Enter");
+			check("PA5: /memory off is shown in the TUI", await waitFor(/Memory is off for every project/), screen());
+			tmux("send-keys", "-t", session, "/memory", "Enter");
+			check("PA5: /memory shows `Memory: off` above the status", await waitFor(/Memory: off — Run \/memory on[\s\S]*Dir: /), screen());
+			tmux("send-keys", "-t", session, "/memory doctor", "Enter");
+			check("PA5: /memory doctor is shown in the TUI with the switch warning", await waitFor(/Memory doctor: \d+ ok[\s\S]*warning +switch +memory is off/), screen());
+			tmux("send-keys", "-t", session, "/memory on", "Enter");
+			check("PA5: /memory on is shown in the TUI", await waitFor(/Memory is on \(saved in /), screen());
+		} finally {
+			tmux("kill-session", "-t", session);
+		}
 	}
 }

@@ -402,7 +402,7 @@ await (await import("./pisession.mjs")).run({ W, HERE, EXT, RELOAD_EXT, PI_CLI, 
 }
 
 // ================================================================== pi-auto-memory (pa.mjs)
-await paScenarios({ W, HOME, check, eq, pi, rpc, pimem, mark, makeAgent, requests, sectionIn, turnUserTexts, toolTexts, dirState });
+await paScenarios({ W, HOME, EXT, PI_CLI, env, check, eq, pi, rpc, pimem, mark, makeAgent, requests, sectionIn, turnUserTexts, toolTexts, dirState });
 
 // ------------------------------------------------------------------ done
 fake.kill();

@@ -325,14 +325,20 @@ fn status(server: &Server) -> CommandResult {
         Ok(p) => p,
         Err(errors) => return reply(misconfigured_block(&errors), Level::Error),
     };
-    let inject = session.live.lock().section.clone();
+    let state = session.switch.state();
+    // Off or paused: nothing is injected, whatever the frozen value was.
+    let inject = if state.is_on() {
+        session.live.lock().section.clone()
+    } else {
+        section::empty()
+    };
     match status_block(
         &project.store,
         &session.cfg,
         &session.modules,
         Some(&inject),
     ) {
-        Ok(text) => match memory_core::messages::status_switch_line(&session.switch.state()) {
+        Ok(text) => match memory_core::messages::status_switch_line(&state) {
             // Off or paused: one line before pi-memory's 7 (PA-16; PM-75 when on).
             Some(line) => reply(format!("{line}\n{text}"), Level::Warning),
             None => reply(text, Level::Info),

@@ -386,11 +386,27 @@ fn orphaned_and_legacy_directories() {
         why.contains("from before this repository had a usable remote"),
         "{why}"
     );
-    // The pre-2.5 nested layout only arose on Windows.
+    // The pre-2.5 nested layout only arose on Windows, where `\` in a key became a directory
+    // separator; a POSIX directory named `a\b` stands in for such a key here.
     let fx = Fx::new();
+    let cwd = fx.sb.path("proj\\sub");
+    fs::create_dir_all(&cwd).unwrap();
     let mut input = fx.input();
+    input.cwd = cwd.clone().into_std_path_buf();
     input.platform = Platform::Windows;
     assert_eq!(state(&run(&input), "layout.legacy"), State::Ok);
+    let legacy = memory_keys::dir_name(cwd.as_str(), Platform::Posix);
+    let nested = fx.root().join("local").join(legacy.replace('\\', "/"));
+    fs::create_dir_all(&nested).unwrap();
+    let r = run(&input);
+    assert_eq!(state(&r, "layout.legacy"), State::Warning, "{}", r.text());
+    assert!(reason(&r, "layout.legacy").contains("pre-2.5 nested Windows layout"));
+    input.platform = Platform::Posix;
+    assert_eq!(
+        state(&run(&input), "layout.legacy"),
+        State::Ok,
+        "POSIX never nested"
+    );
 }
 
 #[test]
