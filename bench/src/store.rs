@@ -75,6 +75,25 @@ pub(crate) fn run() -> Result<()> {
         index_len,
         "long-lived process (sidecar)",
     )?;
+    // As pimem's pi sidecar runs it: every write also takes the memory switch's commit
+    // permit (a shared kernel lock and a read of `auto-memory.json`, PA-15).
+    let switched = Store::new(
+        crate::utf8(&dir)?,
+        StoreOptions {
+            switch: Some(memory_core::Switch::new(
+                tmp.path().join("agent"),
+                std::time::Duration::from_secs(5),
+            )),
+            ..StoreOptions::default()
+        },
+    );
+    write_rounds(
+        &switched,
+        tmp.path(),
+        entry_len,
+        index_len,
+        "long-lived process (sidecar) with the memory switch",
+    )?;
     memory_lock::release_lock_slots();
 
     println!("Warm manifest (`Store::list`, mtime cache hot):\n");
