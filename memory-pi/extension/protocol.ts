@@ -20,6 +20,7 @@ export type PiRequests = {
 	"experience/run": { params: ExperienceRunParams, result: ExperienceRunResult },
 	"experience/panel": { params: PanelParams, result: PanelResult },
 	"experience/tool": { params: ExperienceToolParams, result: ExperienceToolResult },
+	"files/guard": { params: FilesGuardParams, result: FilesGuardResult },
 };
 
 /** Notifications pi sends the sidecar: method → params. */
@@ -168,6 +169,10 @@ export type BeforeStartResult = {
 	message: SurfacedMessage | null,
 	/** `Recalled: N entries`, when there is something to say. */
 	notify: string | null,
+	/** Non-null when the frozen `memory_index` value changes from this turn on: `""` while memory is switched off, the index read again when it was switched back on (PA-16, PA-17). The extension sets the section to it for this and later turns. */
+	section: string | null,
+	/** Non-null when `section` was computed fresh: the extension records it. */
+	record: SectionRecord | null,
 };
 
 /** The surfaced memories as a pi custom message. */
@@ -430,6 +435,22 @@ export type ExperienceToolResult = {
 	text: string,
 	/** Whether the call failed (nothing changed then). */
 	isError: boolean,
+};
+
+/** `files/guard`: pi is about to run one of its built-in file tools (`tool_call`); the sidecar says whether it touches the memory tree (protected memory files, PA-33..PA-37). */
+export type FilesGuardParams = {
+	/** `read`, `write`, `edit`, `grep`, `find` or `ls`. */
+	toolName: string,
+	/** The tool's arguments as the model gave them. */
+	input: unknown,
+	/** The session's working directory (relative paths are resolved against it). */
+	cwd: string,
+};
+
+/** The answer to `files/guard`. */
+export type FilesGuardResult = {
+	/** Non-null: block the call, with this reason for the model. */
+	block: string | null,
 };
 
 /** `run/event` (notification, never answered, so forwarding never waits): one of pi's events for the run log (PX-05, PX-18). The sidecar queues it and writes batches in the background. */

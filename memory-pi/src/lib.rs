@@ -9,8 +9,8 @@
 //! out as one document.
 #![forbid(unsafe_code)]
 
-pub mod experience;
 pub mod doctor;
+pub mod experience;
 pub mod export;
 pub mod import;
 #[cfg(feature = "mcp")]

@@ -11,8 +11,8 @@
 #![forbid(unsafe_code)]
 
 mod cli;
-mod cli_experience;
 mod cli_admin;
+mod cli_experience;
 mod cli_io;
 mod cli_sessions;
 mod cli_tasks;

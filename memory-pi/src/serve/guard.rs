@@ -5,9 +5,9 @@
 //!   the `memory` tool).
 //! * `read`: never the internals (`.backups/`, `.lock`, temp files, `.dream-meta.json`,
 //!   `sessions/`, the run log's `.experience/`, any dot file inside a project directory).
-//!   Decision: plain reads of entry files and `MEMORY.md` stay allowed while memory is on, because pi-memory's prompt has the
-//!   model read entries it saw in the index; while memory is off or paused every read under
-//!   the root is refused (PA-16).
+//!   Decision: plain reads of entry files and `MEMORY.md` stay allowed while memory is on,
+//!   because pi-memory's prompt has the model read entries it saw in the index; while memory
+//!   is off or paused every read under the root is refused (PA-16).
 //! * `ls`: the root and its `git/`, `local/` levels list project names only and stay
 //!   allowed; a project directory or anything below would show the internals, so it is
 //!   refused (the memory tool's `list` shows the memories).

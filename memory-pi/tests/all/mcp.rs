@@ -260,7 +260,7 @@ fn mcp_tools_answer_memory_is_off_and_refuse_secrets_like_pi() {
         "memory_add",
         json!({ "name": "Kept", "content": "Stays while memory is off." }),
     );
-    assert_eq!(added["result"]["isError"], json!(null), "{added}");
+    assert_eq!(added["result"]["isError"], false, "{added}");
     // A secret is refused with its kind and position, never its value.
     let secret = "ghp_R8x2Kq9LmZ4vT7nB1cW5yH3jF6dP0sA2eU9i";
     let refused = mcp.call(
