@@ -86,11 +86,13 @@ export async function paScenarios(t) {
 			tool("ls", { path: "memlink" }),
 			tool("grep", { pattern: "ZEBRAFISH", path: W, glob: "**/.backups/**" }),
 			tool("grep", { pattern: "ZEBRAFISH", path: W }),
+			tool("find", { pattern: "*", path: "memlink/.backups" }),
+			tool("find", { pattern: "*.md", path: W }),
 		];
 		// grep, find and ls are not in pi's default tool set.
 		pi("PA3", A, P, ["-p", "--tools", "read,write,edit,grep,find,ls,memory", `touch memory ${calls.join(" ")}`]);
 		const texts = toolTexts(requests("PA3"));
-		eq("PA3: nine tool results", texts.length, 9);
+		eq("PA3: eleven tool results", texts.length, 11);
 		const blocked = (i) => (texts[i] ?? "").startsWith("Blocked:");
 		check("PA3: write with a relative path is blocked", blocked(0) && texts[0].includes("memory tool"), texts[0]);
 		check("PA3: write with an @-prefixed path is blocked", blocked(1), texts[1]);
@@ -106,6 +108,13 @@ export async function paScenarios(t) {
 		const ran = !grepOut.includes("ripgrep (rg) is not available");
 		const internalPaths = grepOut.split("\n").filter((l) => /^[^:]*\.pi\/memory\/[^:]*\/(\.backups|sessions|\.lock|\.dream-meta)/.test(l));
 		check("PA3: ...and shows no internals", !blocked(8) && (!ran || (grepOut.includes("Deploy-rule.md:") && internalPaths.length === 0)), grepOut.slice(0, 800));
+		check("PA3: find inside the internals (through a symlink) is blocked", blocked(9), texts[9]);
+		// find from a parent directory is narrowed by the same .ignore (fd reads it); offline pi
+		// has no fd to download, so the scan itself only runs where fd is installed.
+		const findOut = texts[10] ?? "";
+		const fdRan = !findOut.includes("fd is not available");
+		const findInternal = findOut.split("\n").filter((l) => /\.pi\/memory\/.*\/(\.backups|sessions|\.lock|\.dream-meta|\.experience)/.test(l));
+		check("PA3: find from a parent directory is narrowed, not blocked", !blocked(10) && (!fdRan || (findOut.includes("Deploy-rule.md") && findInternal.length === 0)), findOut.slice(0, 800));
 		eq("PA3: nothing was written to the memory directory", dirState(MEM), before);
 		check("PA3: no stray files", !["evil1.md", "evil2.md", "evil3.md"].some((f) => existsSync(join(MEM, f))));
 	}

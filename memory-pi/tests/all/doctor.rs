@@ -459,3 +459,26 @@ fn the_cli_exits_non_zero_on_a_failure_and_prints_json() {
     );
     assert_eq!(fx.sb.read("agent/auto-memory.json"), "{");
 }
+
+#[test]
+fn the_remaining_config_switch_and_protocol_states() {
+    let fx = Fx::new();
+    // No agent directory: its config fails, the switch and the project config are unchecked.
+    let mut input = fx.input();
+    input.agent_dir = None;
+    let r = run(&input);
+    assert_eq!(state(&r, "config.agent"), State::Failure);
+    assert_eq!(state(&r, "config.project"), State::Unchecked);
+    assert_eq!(state(&r, "switch"), State::Unchecked);
+    assert_eq!(
+        state(&r, "protocol"),
+        State::Unchecked,
+        "the CLI has no extension"
+    );
+    // A trusted, valid project config is ok.
+    fx.sb
+        .write("project/.pi/memory.json", r#"{"memIndexMaxLines": 150}"#);
+    let mut input = fx.input();
+    input.trusted = true;
+    assert_eq!(state(&run(&input), "config.project"), State::Ok);
+}
