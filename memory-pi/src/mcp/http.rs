@@ -178,9 +178,14 @@ pub(crate) async fn serve(shared: Arc<Shared>, opts: HttpOptions) -> Result<()> 
         Some(path) => eprintln!("pimem mcp: bearer token written to {}", path.display()),
         None => eprintln!("pimem mcp: bearer token: {token}"),
     }
+    // One listener for the whole loop: a `ctrl_c()` made anew per iteration misses a SIGINT
+    // that arrives while a connection is being accepted (seen: the e2e's SIGINT after the
+    // client's session DELETE was lost and the server kept running).
+    let interrupted = tokio::signal::ctrl_c();
+    tokio::pin!(interrupted);
     loop {
         let stream = tokio::select! {
-            _ = tokio::signal::ctrl_c() => break,
+            _ = &mut interrupted => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => stream,
                 Err(e) => {
