@@ -4,7 +4,8 @@
 //! * `write` / `edit`: never anything under the memory root (the reason points the model at
 //!   the `memory` tool).
 //! * `read`: never the internals (`.backups/`, `.lock`, temp files, `.dream-meta.json`,
-//!   `sessions/`, the run log's `.experience/`, any dot file inside a project directory).
+//!   `sessions/`, the run log's `.experience/`, the `.pimem/` caches, any dot file inside a
+//!   project directory).
 //!   Decision: plain reads of entry files and `MEMORY.md` stay allowed while memory is on,
 //!   because pi-memory's prompt has the model read entries it saw in the index; while memory
 //!   is off or paused every read under the root is refused (PA-16).
@@ -50,7 +51,7 @@ pub(super) enum Verdict {
 /// The ignore file's text for the switch state.
 pub(super) fn ignore_text(memory_on: bool) -> String {
     let rules = if memory_on {
-        ".backups/\nsessions/\n.experience/\n.lock\n.lock.*\n.*.tmp\n.dream-meta.json\n.ignore\n"
+        ".backups/\nsessions/\n.experience/\n.pimem/\n.lock\n.lock.*\n.*.tmp\n.dream-meta.json\n.ignore\n"
     } else {
         "*\n"
     };
@@ -173,6 +174,7 @@ fn glob_names_internal(glob: &str) -> bool {
         ".lock",
         ".dream-meta",
         ".experience",
+        ".pimem",
         ".tmp",
         ".ignore",
     ]
@@ -342,6 +344,7 @@ mod tests {
             "mem/.dream-meta.json",
             "mem/sessions/x.jsonl",
             "mem/.experience/runlog.db",
+            "mem/.pimem/lexical-index",
             "mem/.a.md.123.0.tmp",
             "~/.pi/memory/.ignore",
         ] {
