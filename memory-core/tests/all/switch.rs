@@ -137,3 +137,114 @@ fn pa15_no_write_lands_after_off_returned() {
         }
     }
 }
+
+/// What another process may do to `auto-memory.json` between two `set` calls.
+#[derive(Debug, Clone)]
+enum Op {
+    /// `pimem on` / `pimem off` through the switch under test.
+    Set(bool),
+    /// Someone else writes a valid file with extra fields (pi-auto-memory, a person).
+    External(bool, Vec<(String, u8)>),
+    /// Someone writes a corrupt file.
+    Corrupt(u8),
+    /// Someone deletes the file.
+    Delete,
+}
+
+fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+    use proptest::prelude::*;
+    prop_oneof![
+        4 => any::<bool>().prop_map(Op::Set),
+        2 => (any::<bool>(), proptest::collection::vec(("[a-z]{1,6}", any::<u8>()), 0..3))
+            .prop_map(|(e, f)| Op::External(e, f)),
+        1 => (0u8..3).prop_map(Op::Corrupt),
+        1 => Just(Op::Delete),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// PA-11..13 as a property: `set` judges the file as it is on disk at that moment (read
+    /// again inside its lock, never a value remembered from before), keeps every other field,
+    /// never rewrites a corrupt file, writes nothing when the file already says so, and
+    /// `state()` always agrees with the file.
+    #[test]
+    fn pa13_set_rereads_the_file_and_keeps_what_it_does_not_own(ops in proptest::collection::vec(op(), 1..24)) {
+        use serde_json::{Map, Value, json};
+        let sb = testkit::Sandbox::new();
+        let switch = Switch::new(sb.path("agent"), Duration::from_secs(10));
+        let path = switch.path();
+        let read = || std::fs::read(&path).ok();
+        for op in ops {
+            match op {
+                Op::Set(enabled) => {
+                    let before = read();
+                    let parsed: Option<Value> =
+                        before.as_deref().and_then(|b| serde_json::from_slice(b).ok());
+                    let valid = parsed.as_ref().and_then(|v| v.as_object()).filter(|o| {
+                        o.get("version") == Some(&json!(1)) && o.get("enabled").is_some_and(Value::is_boolean)
+                    });
+                    let result = switch.set(enabled);
+                    match (&before, valid) {
+                        (Some(_), None) => {
+                            proptest::prop_assert!(result.is_err(), "a corrupt file is refused");
+                            proptest::prop_assert_eq!(read(), before, "and never rewritten");
+                        }
+                        (None, _) => {
+                            let out = result.unwrap();
+                            proptest::prop_assert!(out.was_on, "a missing file means on");
+                            proptest::prop_assert_eq!(out.written, !enabled);
+                        }
+                        (Some(_), Some(old)) => {
+                            let out = result.unwrap();
+                            let was_on = old["enabled"] == json!(true);
+                            proptest::prop_assert_eq!(out.was_on, was_on, "judged on the file as it was just now");
+                            if was_on == enabled {
+                                proptest::prop_assert!(!out.written);
+                                proptest::prop_assert_eq!(read(), before, "nothing written when it already says so");
+                            } else {
+                                proptest::prop_assert!(out.written);
+                                let mut expected: Map<String, Value> = old.clone();
+                                expected.insert("enabled".into(), json!(enabled));
+                                let now: Value = serde_json::from_slice(&read().unwrap()).unwrap();
+                                proptest::prop_assert_eq!(now, Value::Object(expected), "other fields kept");
+                            }
+                        }
+                    }
+                }
+                Op::External(enabled, fields) => {
+                    let mut o = Map::new();
+                    for (k, v) in fields {
+                        o.insert(format!("x_{k}"), json!(v));
+                    }
+                    o.insert("version".into(), json!(1));
+                    o.insert("enabled".into(), json!(enabled));
+                    std::fs::create_dir_all(sb.path("agent")).unwrap();
+                    std::fs::write(&path, serde_json::to_vec(&Value::Object(o)).unwrap()).unwrap();
+                }
+                Op::Corrupt(kind) => {
+                    let text = match kind {
+                        0 => "{ not json",
+                        1 => r#"{"version": 2, "enabled": false}"#,
+                        _ => r#"{"version": 1, "enabled": "no"}"#,
+                    };
+                    std::fs::create_dir_all(sb.path("agent")).unwrap();
+                    std::fs::write(&path, text).unwrap();
+                }
+                Op::Delete => {
+                    let _ = std::fs::remove_file(&path);
+                }
+            }
+            // state() agrees with the file at every step.
+            let on_disk: Option<Value> = read().map(|b| serde_json::from_slice(&b).unwrap_or(Value::Null));
+            match (switch.state(), on_disk) {
+                (SwitchState::On { file: false }, None) => {}
+                (SwitchState::On { file: true }, Some(v)) => proptest::prop_assert_eq!(&v["enabled"], &json!(true)),
+                (SwitchState::Off, Some(v)) => proptest::prop_assert_eq!(&v["enabled"], &json!(false)),
+                (SwitchState::Paused(_), Some(_)) => {}
+                (s, d) => proptest::prop_assert!(false, "state {:?} for file {:?}", s, d),
+            }
+        }
+    }
+}
