@@ -16,15 +16,20 @@ mod cli_io;
 mod cli_sessions;
 mod cli_tasks;
 
+use std::io::Write;
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
 use anyhow::Result;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use memory_pi::serve;
+
+/// `pimem --version`: version, sidecar protocol and platform (`memory_pi::platform`).
+static VERSION: LazyLock<String> = LazyLock::new(memory_pi::platform::version_text);
 
 /// Persistent file-system memory for coding agents.
 #[derive(Parser)]
-#[command(name = "pimem", version, about)]
+#[command(name = "pimem", version = VERSION.as_str(), about)]
 struct Cli {
     /// Working directory whose project is meant [default: the current directory].
     #[arg(long, global = true, value_name = "PATH")]
@@ -103,6 +108,14 @@ enum Command {
     Import(cli_io::ImportArgs),
     /// Export the whole project memory as one JSON or Markdown document.
     Export(cli_io::ExportArgs),
+    /// Print a shell completion script: `pimem completions bash > /etc/bash_completion.d/pimem`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff); `cargo xtask dist` ships it as `pimem.1`.
+    #[command(hide = true)]
+    Man,
 }
 
 fn main() {
@@ -144,6 +157,17 @@ fn run(cli: Cli) -> Result<()> {
             };
             return cli_sessions::cmd_sessions(&at, args);
         }
+        // Rendered into memory first: clap_complete panics on a failed write (`| head`).
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "pimem", &mut script);
+            return Ok(std::io::stdout().write_all(&script)?);
+        }
+        Command::Man => {
+            let mut page = Vec::new();
+            clap_mangen::Man::new(Cli::command()).render(&mut page)?;
+            return Ok(std::io::stdout().write_all(&page)?);
+        }
         _ => {}
     }
     let ctx = cli::Context::from_options(cli::GlobalOptions {
@@ -172,7 +196,12 @@ fn run(cli: Cli) -> Result<()> {
         Command::Surface(args) => cli_tasks::cmd_surface(&ctx, args),
         Command::Import(args) => cli_io::cmd_import(&ctx, args),
         Command::Export(args) => cli_io::cmd_export(&ctx, args),
-        Command::Serve | Command::ToolSchema | Command::Mcp(_) | Command::Sessions(_) => {
+        Command::Serve
+        | Command::ToolSchema
+        | Command::Mcp(_)
+        | Command::Sessions(_)
+        | Command::Completions { .. }
+        | Command::Man => {
             unreachable!("dispatched above")
         }
     }

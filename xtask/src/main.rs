@@ -13,6 +13,18 @@
 //!   suite in `memory-pi/e2e/` against a scripted local model, then `pimem mcp` under the
 //!   official MCP TypeScript SDK (`memory-pi/e2e/mcp.mjs`).
 //!
+//! * `e2e --installed [--dist DIR]`: the npm packages as a user gets them: packs them (`dist`
+//!   for this machine's platform, or takes `DIR`), runs `pi install npm:@pimem/pi` against a
+//!   local registry in a temporary HOME with no cargo and no `PIMEM_BIN`, checks that only this
+//!   platform's binary package landed, and runs the whole pi suite against that copy
+//!   (`installed.rs`).
+//!
+//! * `dist [--out DIR] [--targets KEY,...|host|linux] [--check-arm64]`: the release
+//!   artefacts in a fresh directory: `pimem` for every Linux platform (cross-compiled with
+//!   cargo-zigbuild), checked natively or under qemu, one npm package per platform plus the pi
+//!   package, packed and verified against their whitelists, the man page, completion scripts
+//!   and `manifest.json` with every tarball's and file's SHA-256 (`dist.rs`).
+//!
 //! * `install`: builds the release `pimem` (with the `mcp` feature), puts it next to the pi extension
 //!   (`memory-pi/extension/bin/pimem`) and in `$CARGO_HOME/bin` (so `pimem` is on
 //!   `PATH`), then registers the extension with `pi install <path>` when `pi` is on `PATH`
@@ -33,6 +45,8 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
+mod dist;
+mod installed;
 #[cfg(test)]
 mod tidy;
 #[cfg(test)]
@@ -55,10 +69,12 @@ fn main() -> Result<()> {
     match args.first().map(String::as_str) {
         Some("ci") => ci(&root),
         Some("bench") => bench(&root, &args[1..]),
+        Some("e2e") if args.len() > 1 => installed::e2e_installed(&root, &args[1..]),
         Some("e2e") => e2e(&root),
         Some("install") => install(&root),
-        Some(other) => bail!("unknown task {other:?}; available: ci, bench, e2e, install"),
-        None => bail!("usage: cargo xtask <task>; available: ci, bench, e2e, install"),
+        Some("dist") => dist::dist(&root, &dist::parse_options(&root, &args[1..])?).map(|_| ()),
+        Some(other) => bail!("unknown task {other:?}; available: ci, bench, e2e, install, dist"),
+        None => bail!("usage: cargo xtask <task>; available: ci, bench, e2e, install, dist"),
     }
 }
 
