@@ -256,6 +256,8 @@ class Sidecar {
 	private nextId = 1;
 	private buf = "";
 	private dead: string | undefined;
+	/** Whether the sidecar has written a line yet. */
+	private heard = false;
 	private closing = false;
 	private readonly exited: Promise<void>;
 
@@ -270,11 +272,15 @@ class Sidecar {
 	) {
 		this.child = spawn(bin, ["serve"], { cwd, stdio: ["pipe", "pipe", "inherit"] });
 		this.exited = new Promise((resolve) => this.child.once("close", () => resolve()));
-		const hint = pkg
-			? `. ${bin} is from ${pkg}, which does not run here: reinstall with \`pi install npm:${MAIN_PACKAGE}\` so npm picks this machine's platform package (${platformKey()}), or set PIMEM_BIN to a pimem binary`
-			: "";
-		this.child.once("error", (e) => this.die(`pimem: cannot run ${bin}: ${e.message}${hint}; memory is off for this session`));
-		this.child.once("exit", (code, signal) => this.die(`pimem: the sidecar exited (${signal ?? `code ${code}`}); memory is off for the rest of this session`));
+		// A platform package's binary that cannot start here (another CPU or libc): the spawn
+		// fails, or a shell fallback exits before the sidecar says anything.
+		const foreign = (why: string) =>
+			`pimem: ${bin} is from ${pkg}, which does not run here (${why}): reinstall with \`pi install npm:${MAIN_PACKAGE}\` so npm picks this machine's platform package (${platformKey()}), or set PIMEM_BIN to a pimem binary; memory is off for this session`;
+		this.child.once("error", (e) => this.die(pkg ? foreign(e.message) : `pimem: cannot run ${bin}: ${e.message}; memory is off for this session`));
+		this.child.once("exit", (code, signal) => {
+			const how = signal ?? `code ${code}`;
+			this.die(pkg && !this.heard ? foreign(`it exited with ${how} before answering`) : `pimem: the sidecar exited (${how}); memory is off for the rest of this session`);
+		});
 		this.child.stdin?.on("error", () => undefined); // EPIPE after the sidecar died: reported via "exit"
 		this.child.stdout?.setEncoding("utf8");
 		this.child.stdout?.on("data", (chunk: string) => this.onData(chunk));
@@ -291,6 +297,7 @@ class Sidecar {
 	}
 
 	private onLine(line: string) {
+		this.heard = true;
 		let msg: Incoming;
 		try {
 			msg = JSON.parse(line);

@@ -52,10 +52,11 @@ impl Drop for Registry {
 /// `cargo xtask e2e --installed`.
 pub(crate) fn e2e_installed(root: &Path, args: &[String]) -> Result<()> {
     let mut dist_dir = None;
+    let mut installed = args.is_empty(); // `ci` calls this with no arguments
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
-            "--installed" => {}
+            "--installed" => installed = true,
             "--dist" => {
                 dist_dir = Some(PathBuf::from(
                     it.next().context("--dist needs a directory")?,
@@ -66,6 +67,7 @@ pub(crate) fn e2e_installed(root: &Path, args: &[String]) -> Result<()> {
             ),
         }
     }
+    ensure!(installed, "cargo xtask e2e: --dist needs --installed");
     let host = dist::host_platform().context("pimem ships no package for this platform")?;
     let scratch = target_dir(root).join("e2e-installed");
     let (dist_dir, made_here) = match dist_dir {

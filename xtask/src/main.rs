@@ -3,8 +3,9 @@
 //! * `ci`: format check, clippy with warnings denied, every test (the tidy checks included),
 //!   `cargo doc` of the library crates with rustdoc warnings denied, the `examples/agent`
 //!   program against its scripted model, `cargo package` of the library crates (verified
-//!   against each other), then `e2e`. This is the README's test command and what `.ci/run`
-//!   executes on a clean clone.
+//!   against each other), then `e2e`, then `e2e --installed` (this machine's platform
+//!   package only). This is the README's test command and what `.ci/run` executes on a clean
+//!   clone.
 //!
 //! * `e2e`: builds `pimem`, installs the pinned pi host (Node 22 and pi 1.6.0 from the npm
 //!   registry, cached in `~/.cache/pimem-e2e`; `PIMEM_E2E_CACHE` moves it) with the pinned
@@ -123,6 +124,9 @@ fn ci(root: &Path) -> Result<()> {
     )?;
     package(root)?;
     e2e(root)?;
+    // The npm packages as users install them: linux-x64-gnu only (one LTO build); the other
+    // Linux targets are `cargo xtask dist`'s, macOS the release workflow's.
+    installed::e2e_installed(root, &[])?;
     eprintln!("xtask ci: all checks passed");
     Ok(())
 }
