@@ -18,10 +18,24 @@
 //!   scripts, and `manifest.json`: each tarball's SHA-256 and size, each shipped file's
 //!   SHA-256, size and mode, each binary's size, and the tools used.
 //!
-//! Usage: `cargo xtask dist [--out DIR] [--targets KEY,KEY|host|linux] [--check-arm64]`.
-//! `--out` must not exist (default `target/dist/pimem-<version>`). `--check-arm64` makes the
-//! qemu checks of the arm64 binaries mandatory (installing `qemu-user` and
-//! `libc6-arm64-cross` with apt-get when missing); without it they run when qemu is there.
+//! Usage: `cargo xtask dist [--out DIR] [--targets KEY,KEY|host|linux] [--check-arm64]
+//! [--quick]`. `--out` must not exist (default `target/pimem-dist/pimem-<version>`).
+//! `--check-arm64` makes the qemu checks of the arm64 binaries mandatory (installing
+//! `qemu-user` and `libc6-arm64-cross` with apt-get when missing); without it they run when
+//! qemu is there.
+//!
+//! `--quick` (what `cargo xtask ci` uses, through `e2e --installed --quick`): this machine's
+//! platform only, and the binary is the plain debug `pimem` that `cargo xtask e2e` already
+//! built (`cargo build -p memory-pi`, default features) instead of a `dist`-profile build: no
+//! zig, no LTO, nothing rebuilt. Everything after the build (the checks, the packages, the
+//! whitelists, the manifest) is the same code; the manifest says `"profile": "dev"` and the
+//! output is not a release artefact.
+//!
+//! Decision: CI runs only the quick form. A `dist`-profile build of one target takes about six
+//! minutes on two cores and the cross targets need zig and cargo-zigbuild (BENCHMARKS.md,
+//! "Release binaries and packages"); what CI has to prove is that the packages install and
+//! work, which does not depend on the optimisation level. The release binaries are built and
+//! checked by hand (`cargo xtask dist --check-arm64`) and by `.github/workflows/release.yml`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -167,6 +181,8 @@ pub(crate) struct Options {
     pub(crate) targets: Vec<&'static Platform>,
     /// Whether the qemu checks of the arm64 binaries are mandatory.
     pub(crate) check_arm64: bool,
+    /// The e2e's debug binary for this machine only, no release build (`--quick`).
+    pub(crate) quick: bool,
 }
 
 /// The platform this xtask runs on, when pimem ships one for it.
@@ -199,6 +215,7 @@ pub(crate) fn parse_options(root: &Path, args: &[String]) -> Result<Options> {
     let mut out = None;
     let mut targets = None;
     let mut check_arm64 = false;
+    let mut quick = false;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -209,26 +226,30 @@ pub(crate) fn parse_options(root: &Path, args: &[String]) -> Result<Options> {
                 )?)?)
             }
             "--check-arm64" => check_arm64 = true,
+            "--quick" => quick = true,
             other => bail!(
-                "cargo xtask dist: unknown option {other:?}; usage: cargo xtask dist [--out DIR] [--targets KEY,...|host|linux] [--check-arm64]"
+                "cargo xtask dist: unknown option {other:?}; usage: cargo xtask dist [--out DIR] [--targets KEY,...|host|linux] [--check-arm64] [--quick]"
             ),
         }
     }
     let targets = match targets {
         Some(t) => t,
+        None if quick => parse_targets("host")?,
         None => default_targets()?,
     };
     let out = match out {
         Some(dir) if dir.is_absolute() => dir,
         Some(dir) => std::env::current_dir()?.join(dir),
+        // Not under target/dist/: that is cargo's directory of the `dist` profile.
         None => target_dir(root)
-            .join("dist")
+            .join("pimem-dist")
             .join(format!("pimem-{}", env!("CARGO_PKG_VERSION"))),
     };
     Ok(Options {
         out,
         targets,
         check_arm64,
+        quick,
     })
 }
 
@@ -290,12 +311,20 @@ pub(crate) fn dist(root: &Path, opts: &Options) -> Result<PathBuf> {
         "{} exists: dist writes into a fresh directory only (remove it, or pass --out with a new one)",
         out.display()
     );
+    if opts.quick {
+        let host = host_platform().context("pimem ships no binary for this machine's platform")?;
+        ensure!(
+            opts.targets.len() == 1 && opts.targets[0].key == host.key,
+            "--quick builds this machine's platform ({}) only",
+            host.key
+        );
+    }
     let version = env!("CARGO_PKG_VERSION");
     let main_json = main_package_json(root, version)?;
     let t0 = std::time::Instant::now();
 
     // 1. Binaries.
-    let tools = Tools::prepare(root, &opts.targets)?;
+    let tools = Tools::prepare(root, &opts.targets, opts.quick)?;
     let mut built = Vec::new();
     for p in &opts.targets {
         let path = tools.build(root, p)?;
@@ -367,11 +396,19 @@ pub(crate) fn dist(root: &Path, opts: &Options) -> Result<PathBuf> {
             }))
         })
         .collect::<Result<_>>()?;
+    let (profile, features) = if opts.quick {
+        (
+            "dev",
+            "default features of memory-pi (--quick: not a release artefact)",
+        )
+    } else {
+        ("dist", "all features of memory-pi")
+    };
     let manifest = json!({
         "version": version,
         "protocol": protocol_version(root)?,
-        "profile": "dist",
-        "features": "all features of memory-pi",
+        "profile": profile,
+        "features": features,
         "buildSeconds": build_secs,
         "tools": tools.describe(),
         "platforms": PLATFORMS.iter().map(|p| json!({
@@ -475,10 +512,22 @@ struct Tools {
     /// `PATH` with cargo-zigbuild and zig first, when any Linux target is built with zig.
     zig_path: Option<std::ffi::OsString>,
     rustc: String,
+    /// `--quick`: the debug build of `cargo xtask e2e`.
+    quick: bool,
 }
 
 impl Tools {
-    fn prepare(root: &Path, targets: &[&'static Platform]) -> Result<Self> {
+    fn prepare(root: &Path, targets: &[&'static Platform], quick: bool) -> Result<Self> {
+        let rustc = output_text(Command::new("rustc").arg("-V"))?
+            .trim()
+            .to_owned();
+        if quick {
+            return Ok(Tools {
+                zig_path: None,
+                rustc,
+                quick,
+            });
+        }
         let host = host_platform();
         let zig = host.is_some_and(|h| h.is_linux()) && targets.iter().any(|p| p.is_linux());
         add_rust_targets(root, targets)?;
@@ -494,10 +543,11 @@ impl Tools {
         } else {
             None
         };
-        let rustc = output_text(Command::new("rustc").arg("-V"))?
-            .trim()
-            .to_owned();
-        Ok(Tools { zig_path, rustc })
+        Ok(Tools {
+            zig_path,
+            rustc,
+            quick,
+        })
     }
 
     fn describe(&self) -> Value {
@@ -505,12 +555,19 @@ impl Tools {
             "rustc": self.rustc,
             "zig": self.zig_path.as_ref().map(|_| ZIG_VERSION),
             "cargo-zigbuild": self.zig_path.as_ref().map(|_| ZIGBUILD_VERSION),
-            "glibc": GLIBC,
+            "glibc": self.zig_path.as_ref().map(|_| GLIBC),
         })
     }
 
     /// Builds `pimem` for `p`; returns the binary's path.
     fn build(&self, root: &Path, p: &Platform) -> Result<PathBuf> {
+        if self.quick {
+            // Exactly `cargo xtask e2e`'s build, so after it nothing is compiled.
+            super::run(root, "cargo", &["build", "--locked", "-p", "memory-pi"])?;
+            let path = target_dir(root).join("debug").join(p.exe());
+            ensure!(path.is_file(), "cargo built no {}", path.display());
+            return Ok(path);
+        }
         let mut cmd = Command::new("cargo");
         let target_arg;
         match (&self.zig_path, p.is_linux()) {
@@ -1245,6 +1302,7 @@ mod tests {
             out: tmp.path().to_path_buf(),
             targets: vec![&PLATFORMS[0]],
             check_arm64: false,
+            quick: false,
         };
         let e = dist(&crate::project_root(), &opts).unwrap_err();
         assert!(e.to_string().contains("fresh directory only"), "{e}");

@@ -1,7 +1,9 @@
-//! `cargo xtask e2e --installed [--dist DIR]`: the npm packages as a user gets them.
+//! `cargo xtask e2e --installed [--dist DIR | --quick]`: the npm packages as a user gets them.
 //!
 //! 1. Packs the packages (`cargo xtask dist --targets host` into a fresh directory under the
-//!    target directory), or takes a finished `dist` output with `--dist DIR`.
+//!    target directory; with `--quick`, as `cargo xtask ci` runs it, `dist --quick`: the debug
+//!    binary `cargo xtask e2e` built, no release build), or takes a finished `dist` output with
+//!    `--dist DIR`.
 //! 2. Serves them from a local npm registry on 127.0.0.1 (`memory-pi/e2e/registry.mjs`), which
 //!    also lists the platforms not built in this run, with their `os`/`cpu`/`libc`.
 //! 3. In a temporary `HOME` and agent directory, with a `PATH` holding only Node 22, npm and the
@@ -52,22 +54,31 @@ impl Drop for Registry {
 /// `cargo xtask e2e --installed`.
 pub(crate) fn e2e_installed(root: &Path, args: &[String]) -> Result<()> {
     let mut dist_dir = None;
-    let mut installed = args.is_empty(); // `ci` calls this with no arguments
+    let mut installed = false;
+    let mut quick = false;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--installed" => installed = true,
+            "--quick" => quick = true,
             "--dist" => {
                 dist_dir = Some(PathBuf::from(
                     it.next().context("--dist needs a directory")?,
                 ))
             }
             other => bail!(
-                "cargo xtask e2e: unknown option {other:?}; usage: cargo xtask e2e [--installed [--dist DIR]]"
+                "cargo xtask e2e: unknown option {other:?}; usage: cargo xtask e2e [--installed [--dist DIR | --quick]]"
             ),
         }
     }
-    ensure!(installed, "cargo xtask e2e: --dist needs --installed");
+    ensure!(
+        installed,
+        "cargo xtask e2e: --dist and --quick need --installed"
+    );
+    ensure!(
+        !(quick && dist_dir.is_some()),
+        "cargo xtask e2e --installed: --quick packs a new dist output; --dist takes a finished one: pass one of them"
+    );
     let host = dist::host_platform().context("pimem ships no package for this platform")?;
     let scratch = target_dir(root).join("e2e-installed");
     let (dist_dir, made_here) = match dist_dir {
@@ -86,6 +97,7 @@ pub(crate) fn e2e_installed(root: &Path, args: &[String]) -> Result<()> {
                 out: scratch.join(format!("dist-{stamp}-{}", std::process::id())),
                 targets: vec![host],
                 check_arm64: false,
+                quick,
             };
             (dist::dist(root, &opts)?, true)
         }
@@ -268,10 +280,10 @@ pub(crate) fn e2e_installed(root: &Path, args: &[String]) -> Result<()> {
 fn wait_for_port(file: &Path) -> Result<u16> {
     let t0 = Instant::now();
     while t0.elapsed() < Duration::from_secs(20) {
-        if let Ok(text) = std::fs::read_to_string(file) {
-            if let Ok(port) = text.trim().parse() {
-                return Ok(port);
-            }
+        if let Ok(text) = std::fs::read_to_string(file)
+            && let Ok(port) = text.trim().parse()
+        {
+            return Ok(port);
         }
         std::thread::sleep(Duration::from_millis(50));
     }

@@ -3,8 +3,8 @@
 //! * `ci`: format check, clippy with warnings denied, every test (the tidy checks included),
 //!   `cargo doc` of the library crates with rustdoc warnings denied, the `examples/agent`
 //!   program against its scripted model, `cargo package` of the library crates (verified
-//!   against each other), then `e2e`, then `e2e --installed` (this machine's platform
-//!   package only). This is the README's test command and what `.ci/run` executes on a clean
+//!   against each other), then `e2e`, then `e2e --installed --quick` (this machine's platform
+//!   package around the debug binary `e2e` built). This is the README's test command and what `.ci/run` executes on a clean
 //!   clone.
 //!
 //! * `e2e`: builds `pimem`, installs the pinned pi host (Node 22 and pi 1.6.0 from the npm
@@ -14,13 +14,13 @@
 //!   suite in `memory-pi/e2e/` against a scripted local model, then `pimem mcp` under the
 //!   official MCP TypeScript SDK (`memory-pi/e2e/mcp.mjs`).
 //!
-//! * `e2e --installed [--dist DIR]`: the npm packages as a user gets them: packs them (`dist`
-//!   for this machine's platform, or takes `DIR`), runs `pi install npm:@pimem/pi` against a
+//! * `e2e --installed [--dist DIR | --quick]`: the npm packages as a user gets them: packs
+//!   them (`dist` for this machine's platform, `dist --quick` with `--quick`, or takes `DIR`), runs `pi install npm:@pimem/pi` against a
 //!   local registry in a temporary HOME with no cargo and no `PIMEM_BIN`, checks that only this
 //!   platform's binary package landed, and runs the whole pi suite against that copy
 //!   (`installed.rs`).
 //!
-//! * `dist [--out DIR] [--targets KEY,...|host|linux] [--check-arm64]`: the release
+//! * `dist [--out DIR] [--targets KEY,...|host|linux] [--check-arm64] [--quick]`: the release
 //!   artefacts in a fresh directory: `pimem` for every Linux platform (cross-compiled with
 //!   cargo-zigbuild), checked natively or under qemu, one npm package per platform plus the pi
 //!   package, packed and verified against their whitelists, the man page, completion scripts
@@ -124,9 +124,10 @@ fn ci(root: &Path) -> Result<()> {
     )?;
     package(root)?;
     e2e(root)?;
-    // The npm packages as users install them: linux-x64-gnu only (one LTO build); the other
-    // Linux targets are `cargo xtask dist`'s, macOS the release workflow's.
-    installed::e2e_installed(root, &[])?;
+    // The npm packages as users install them, this machine's platform only, packed around the
+    // debug binary `e2e` just built (`--quick`: no release build, no zig). The release
+    // binaries are `cargo xtask dist`'s (by hand) and the release workflow's (dist.rs).
+    installed::e2e_installed(root, &["--installed".into(), "--quick".into()])?;
     eprintln!("xtask ci: all checks passed");
     Ok(())
 }
