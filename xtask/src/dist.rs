@@ -148,8 +148,11 @@ pub(crate) const MAIN_PACKAGE: &str = "@pimem/pi";
 const MAIN_FILES: &[&str] = &[
     "package.json",
     "index.ts",
+    "sessions.ts",
     "protocol.ts",
     "tool.json",
+    "session-tools.json",
+    "experience-tool.json",
     "README.md",
     "LICENSE-MIT",
     "LICENSE-APACHE",
@@ -1262,6 +1265,21 @@ mod tests {
                 rust.contains(&format!("Some({:?})", p.key)),
                 "platform.rs has no cfg arm for {}",
                 p.key
+            );
+        }
+    }
+
+    /// A file added to the extension directory (a new module, a tool schema) must be shipped
+    /// or be declared development-only here: the pi package would otherwise install without it.
+    #[test]
+    fn every_file_of_the_extension_directory_is_shipped_or_development_only() {
+        const DEV_ONLY: &[&str] = &["tsconfig.json", ".gitignore", "bin", "node_modules"];
+        let dir = crate::project_root().join("memory-pi/extension");
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            assert!(
+                MAIN_FILES.contains(&name.as_str()) || DEV_ONLY.contains(&name.as_str()),
+                "memory-pi/extension/{name} is neither in the pi package's whitelist (MAIN_FILES, package.json \"files\") nor development-only"
             );
         }
     }

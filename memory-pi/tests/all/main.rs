@@ -5,11 +5,8 @@
 #![allow(unreachable_pub)]
 
 mod cli;
-<<<<<<< HEAD
-mod cli_sessions;
-=======
 mod cli_install;
->>>>>>> 2c0a929 (Packaging: a foreign platform binary (spawn error or early exit) is reported once by package; P5a/P5b; protocol.ts regenerated; docs (README Install, extension README, pi-host §i, e2e README, ARCHITECTURE, CONTRIBUTING); release workflow; ci runs e2e --installed; CLI install tests)
+mod cli_sessions;
 mod cli_tasks;
 mod dir;
 mod fuzz_regressions;
