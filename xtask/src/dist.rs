@@ -905,12 +905,16 @@ fn lay_out_main(root: &Path, dir: &Path, pkg: &Value) -> Result<()> {
         dir.join("package.json"),
         serde_json::to_string_pretty(pkg)? + "\n",
     )?;
+    // Every whitelisted file: the licences from the repository root, the rest from the
+    // extension directory (package.json was written above).
     let extension = root.join("memory-pi/extension");
-    for file in ["index.ts", "protocol.ts", "tool.json", "README.md"] {
-        copy(&extension.join(file), &dir.join(file))?;
-    }
-    for file in LICENSES {
-        copy(&root.join(file), &dir.join(file))?;
+    for file in MAIN_FILES.iter().filter(|f| **f != "package.json") {
+        let from = if LICENSES.contains(file) {
+            root.join(file)
+        } else {
+            extension.join(file)
+        };
+        copy(&from, &dir.join(file))?;
     }
     Ok(())
 }
