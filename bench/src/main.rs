@@ -9,6 +9,7 @@
 
 mod keys;
 mod mcp;
+mod retrieval;
 mod runlog;
 mod session_refs;
 mod sessions;
@@ -25,6 +26,7 @@ type Group = (&'static str, fn() -> Result<()>);
 const GROUPS: &[Group] = &[
     ("keys", keys::run),
     ("mcp", mcp::run),
+    ("retrieval", retrieval::run),
     ("runlog", runlog::run),
     ("sessions", sessions::run),
     ("store", store::run),

@@ -351,7 +351,9 @@ pub fn run_extract(
         timeout: opts.timeout,
     };
     let sessions = opts.sessions.as_deref().map(|s| s as _);
-    let mut tool = MemoryTool::over(round.target(), MAIN_ACTIONS).with_sessions(sessions);
+    let mut tool = MemoryTool::over(round.target(), MAIN_ACTIONS)
+        .with_sessions(sessions)
+        .with_duplicate_warnings();
     let run = run_agent(model, &mut tool, &spec, &opts.observers, cancel)?;
     Ok(ExtractOutcome::Done(run))
 }

@@ -74,6 +74,7 @@ pub mod dream;
 pub mod extract;
 #[cfg(feature = "http")]
 pub mod http;
+pub mod live;
 pub mod model;
 pub mod nudge;
 pub mod options;
@@ -89,6 +90,7 @@ pub use extract::{
 };
 #[cfg(feature = "http")]
 pub use http::HttpModel;
+pub use live::LiveIndex;
 pub use memory_core::{Selector, Task};
 pub use model::{
     CancelToken, Completion, CompletionRequest, Message, Model, ModelError, StopReason, ToolCall,

@@ -3,17 +3,19 @@
 //!
 //! [`Surfacer`] is the per-session state: the files already injected this session (never
 //! offered again until [`Surfacer::reset`], which the host calls at session start and after
-//! compaction) and a cached [`LexicalIndex`] over the store, kept in step with the directory
-//! by comparing `(file, version)` pairs (pointer equality first: an unchanged store hands back
-//! the very same `Arc`s), re-indexing only the entries that changed.
+//! compaction) and a [`LiveIndex`] over the store, kept in step with the directory by
+//! comparing `(file, version)` pairs (pointer equality first: an unchanged store hands back
+//! the very same `Arc`s), re-indexing only the entries that changed. A host can start from
+//! the persisted index ([`LiveIndex::open`], [`Surfacer::with_index`]) and use the same index
+//! for the memory tool's duplicate warning ([`Surfacer::index_mut`]).
 //!
 //! # Selectors ([`SurfacingOptions::selector`], `autoSurfacing.selector`)
 //! [`Selector::Auto`] (the default) is **hybrid** when the request carries a model and
 //! **lexical** when it does not: passing a model is what turns model use on.
-//! - **lexical**: BM25F over name, description and body
-//!   ([`memory_rank`]); the best `maxFiles` scoring at least
-//!   [`MIN_SCORE`](memory_rank::MIN_SCORE). Deterministic, zero model calls, and an
-//!   unrelated prompt surfaces nothing.
+//! - **lexical**: BM25F over name, description and body with synonyms, translations and typo
+//!   correction ([`memory_rank`]); the best `maxFiles` passing its cutoff (a relatedness gate
+//!   on the best match, [`MIN_SCORE`](memory_rank::MIN_SCORE), then a share of its score).
+//!   Deterministic, zero model calls, and an unrelated prompt surfaces nothing.
 //! - **model**: pi-memory's side query, unchanged: the PM-61 manifest (newest 200 entries,
 //!   then minus the injected ones), the exact side-query prompt, one completion without tools,
 //!   the reply parsed by [`parse_selected_files`] (files not in the manifest dropped).
@@ -67,10 +69,11 @@
 //!   never shows the model an entry without a shared token. The `model` selector has no such
 //!   blind spot. Its cutoff was tuned on one labelled set (memory-agent
 //!   `tests/all/retrieval/`); BENCHMARKS.md lists the precision/recall trade-off.
-//! - Every call lists the store (one `stat` per entry file); the index itself is only
-//!   rebuilt for entries whose version changed.
+//! - Every call lists the store: one `stat` per entry file, or only the files the kernel
+//!   reported changed when the host called [`Store::watch`] (the pi sidecar does); the index
+//!   is only re-indexed for entries whose version changed.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
@@ -81,7 +84,9 @@ use memory_index::{
     recalled_count, relevant_memories, render_manifest, side_query_prompt,
 };
 use memory_js::utf16_prefix;
-use memory_rank::{Cutoff, LexicalDoc, LexicalHit, LexicalIndex};
+use memory_rank::{Cutoff, LexicalHit};
+
+use crate::live::LiveIndex;
 
 use crate::model::{
     CancelToken, Completion, CompletionRequest, Message, Model, ModelError, StopReason,
@@ -214,10 +219,7 @@ impl Surfaced {
 pub struct Surfacer {
     opts: SurfacingOptions,
     injected: HashSet<String>,
-    index: LexicalIndex,
-    /// The last listing, in the store's `(modified, file)` order.
-    listing: Vec<Arc<StoredEntry>>,
-    by_file: HashMap<String, Arc<StoredEntry>>,
+    live: LiveIndex,
 }
 
 impl Default for Surfacer {
@@ -229,13 +231,36 @@ impl Default for Surfacer {
 impl Surfacer {
     /// A fresh surfacer: nothing injected, nothing indexed yet.
     pub fn new(opts: SurfacingOptions) -> Self {
+        Surfacer::with_index(opts, LiveIndex::default())
+    }
+
+    /// A fresh surfacer over an index already built or loaded ([`LiveIndex::open`]).
+    pub fn with_index(opts: SurfacingOptions, live: LiveIndex) -> Self {
         Surfacer {
             opts,
             injected: HashSet::new(),
-            index: LexicalIndex::new(),
-            listing: Vec::new(),
-            by_file: HashMap::new(),
+            live,
         }
+    }
+
+    /// The lexical index (kept in step with the store at every [`surface`](Self::surface)).
+    pub fn index(&self) -> &LiveIndex {
+        &self.live
+    }
+
+    /// The lexical index, to save it or to use it for duplicate checks.
+    pub fn index_mut(&mut self) -> &mut LiveIndex {
+        &mut self.live
+    }
+
+    /// Replaces the index (with one loaded from disk, say) unless this one has been used:
+    /// returns whether it was replaced.
+    pub fn install_index(&mut self, live: LiveIndex) -> bool {
+        if !self.live.listing().is_empty() || !self.live.index().is_empty() {
+            return false;
+        }
+        self.live = live;
+        true
     }
 
     /// The options in effect.
@@ -274,7 +299,7 @@ impl Surfacer {
         if !self.opts.enabled || req.prompt.trim().is_empty() || max_files == 0 {
             return Ok(Surfaced::nothing(selector));
         }
-        self.sync(store.list()?);
+        self.live.sync(store.list()?);
         // The ranker sees the text the side query shows the model (PM-61: 4000 UTF-16 units).
         let prompt = utf16_prefix(req.prompt, QUERY_MAX_CHARS);
         let mut warnings = Vec::new();
@@ -307,51 +332,10 @@ impl Surfacer {
         Ok(out)
     }
 
-    /// Brings the index in step with `entries` (the store's listing).
-    fn sync(&mut self, entries: Vec<Arc<StoredEntry>>) {
-        let unchanged = entries.len() == self.listing.len()
-            && entries
-                .iter()
-                .zip(&self.listing)
-                .all(|(a, b)| Arc::ptr_eq(a, b) || (a.file == b.file && a.version == b.version));
-        if unchanged {
-            self.listing = entries;
-            return;
-        }
-        let mut live: HashSet<&str> = HashSet::with_capacity(entries.len());
-        for e in &entries {
-            live.insert(e.file.as_str());
-            let same = self
-                .by_file
-                .get(&e.file)
-                .is_some_and(|old| old.version == e.version);
-            if !same {
-                self.index.insert(LexicalDoc {
-                    file: &e.file,
-                    name: &e.meta.name,
-                    description: &e.meta.description,
-                    body: &e.body,
-                    modified: &e.meta.modified,
-                });
-                self.by_file.insert(e.file.clone(), Arc::clone(e));
-            }
-        }
-        let gone: Vec<String> = self
-            .by_file
-            .keys()
-            .filter(|f| !live.contains(f.as_str()))
-            .cloned()
-            .collect();
-        for file in gone {
-            self.index.remove(&file);
-            self.by_file.remove(&file);
-        }
-        self.listing = entries;
-    }
-
     fn lexical_choice(&self, prompt: &str, max_files: usize) -> Vec<String> {
         let injected = &self.injected;
-        self.index
+        self.live
+            .index()
             .rank(prompt, max_files, &|f| injected.contains(f))
             .into_iter()
             .map(|h| h.file)
@@ -360,7 +344,8 @@ impl Surfacer {
 
     /// PM-61: newest 200 (modified desc, file asc), then minus the injected files.
     fn model_manifest(&self) -> Vec<ManifestEntry> {
-        let mut manifest: Vec<ManifestEntry> = self.listing.iter().map(manifest_entry).collect();
+        let mut manifest: Vec<ManifestEntry> =
+            self.live.listing().iter().map(manifest_entry).collect();
         order_manifest(&mut manifest);
         manifest.retain(|m| !self.injected.contains(&m.file));
         manifest
@@ -369,18 +354,19 @@ impl Surfacer {
     /// The lexical top [`HYBRID_CANDIDATES`] with any shared token, best first.
     fn hybrid_manifest(&self, prompt: &str) -> Vec<ManifestEntry> {
         let injected = &self.injected;
-        self.index
+        self.live
+            .index()
             .rank_with(prompt, HYBRID_CANDIDATES, Cutoff::ANY, &|f| {
                 injected.contains(f)
             })
             .into_iter()
-            .filter_map(|LexicalHit { file, .. }| self.by_file.get(&file).map(manifest_entry))
+            .filter_map(|LexicalHit { file, .. }| self.live.entry(&file).map(manifest_entry))
             .collect()
     }
 
     fn render(&mut self, files: &[String]) -> Surfaced {
         let entries: Vec<&Arc<StoredEntry>> =
-            files.iter().filter_map(|f| self.by_file.get(f)).collect();
+            files.iter().filter_map(|f| self.live.entry(f)).collect();
         let blocks: Vec<SurfacedBlock<'_>> = entries
             .iter()
             .map(|e| SurfacedBlock {

@@ -2,12 +2,13 @@
 //! model and its execution, with pi-memory's texts and compare-and-swap versions.
 
 use memory_core::tool::{
-    Action, DREAM_ACTIONS, MAIN_ACTIONS, SessionSearch, TOOL_DESCRIPTION, TOOL_NAME, ToolOutput,
-    VersionBook, execute, parameters_schema,
+    Action, DREAM_ACTIONS, DuplicateCheck, MAIN_ACTIONS, SessionSearch, TOOL_DESCRIPTION,
+    TOOL_NAME, ToolOutput, VersionBook, execute_with, parameters_schema,
 };
 use memory_core::{Round, Store, StoredEntry, Target};
 use serde_json::Value;
 
+use crate::live::LiveIndex;
 use crate::model::ToolDef;
 
 /// The `memory` tool over one store (or one held round).
@@ -36,6 +37,8 @@ pub struct MemoryTool<'a, 's> {
     actions: &'static [Action],
     versions: VersionBook,
     sessions: Option<&'a dyn SessionSearch>,
+    /// The index for duplicate warnings on `add` ([`MemoryTool::with_duplicate_warnings`]).
+    duplicates: Option<LiveIndex>,
 }
 
 impl std::fmt::Debug for MemoryTool<'_, '_> {
@@ -44,6 +47,7 @@ impl std::fmt::Debug for MemoryTool<'_, '_> {
             .field("target", &self.target)
             .field("actions", &self.actions)
             .field("sessions", &self.sessions.is_some())
+            .field("duplicate_warnings", &self.duplicates.is_some())
             .finish()
     }
 }
@@ -63,7 +67,15 @@ impl<'a, 's> MemoryTool<'a, 's> {
             actions,
             versions: VersionBook::default(),
             sessions: None,
+            duplicates: None,
         }
+    }
+
+    /// Appends a duplicate warning to an `add` that creates an entry much like an existing
+    /// one (see [`memory_core::tool::execute_with`]); the index is built at the first `add`.
+    pub fn with_duplicate_warnings(mut self) -> Self {
+        self.duplicates = Some(LiveIndex::default());
+        self
     }
 
     /// The dream's tool inside its round: all seven actions (PM-31).
@@ -110,11 +122,14 @@ impl<'a, 's> MemoryTool<'a, 's> {
     /// Runs one call with the model's JSON arguments. Never panics; a bad call is an error
     /// output the model can read and correct.
     pub fn call(&mut self, args: &Value) -> ToolOutput {
-        execute(
+        execute_with(
             self.target,
             self.actions,
             args,
             self.sessions,
+            self.duplicates
+                .as_mut()
+                .map(|d| d as &mut dyn DuplicateCheck),
             &mut self.versions,
         )
     }

@@ -79,8 +79,8 @@ pub use store::types::{
     ReplaceRequest, StoredEntry, Version, WriteOutcome,
 };
 pub use store::{
-    CacheStats, DREAM_META_FILE, INDEX_FILE, MAX_BODY_BYTES, Round, Store, StoreOptions, Target,
-    write_private_file,
+    CACHE_DIR, CacheStats, CachedFile, DREAM_META_FILE, FileStamp, INDEX_FILE, MAX_BODY_BYTES,
+    Round, Store, StoreOptions, Target, write_private_file,
 };
 
 pub use memory_index::{EntryMeta, EntryType};

@@ -112,6 +112,29 @@ pub trait SessionSearch {
     fn search_sessions(&self, query: &str) -> Result<String, String>;
 }
 
+/// An existing entry that a newly added one looks like ([`DuplicateCheck`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Similar {
+    /// The existing entry's name.
+    pub name: String,
+    /// Its file.
+    pub file: String,
+    /// How similar they are, `0.0..=1.0`.
+    pub similarity: f64,
+}
+
+/// Finds the existing entry a new one repeats, for the duplicate warning of `add`.
+/// Implemented by `memory-agent` (lexical similarity); storage does no ranking.
+pub trait DuplicateCheck {
+    /// The entry of `listing` (the store after the write) that `added` most likely repeats,
+    /// never `added` itself; `None` when nothing is similar enough.
+    fn similar_to(
+        &mut self,
+        added: &StoredEntry,
+        listing: Vec<Arc<StoredEntry>>,
+    ) -> Option<Similar>;
+}
+
 /// Versions of entries the model has been shown, by file and by name.
 #[derive(Debug, Clone, Default)]
 pub struct VersionBook {
@@ -147,7 +170,7 @@ impl VersionBook {
 }
 
 /// The result of one tool call.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolOutput {
     /// The text returned to the model.
     pub text: String,
@@ -165,6 +188,9 @@ pub struct ToolOutput {
     pub file: Option<String>,
     /// The version that write produced (for a host that hands versions to its client).
     pub version: Option<Version>,
+    /// The existing entry a new one looks like (`add` with a [`DuplicateCheck`]); its
+    /// warning is already at the end of `text`.
+    pub duplicate_of: Option<Similar>,
 }
 
 impl ToolOutput {
@@ -231,7 +257,22 @@ pub fn execute(
     sessions: Option<&dyn SessionSearch>,
     versions: &mut VersionBook,
 ) -> ToolOutput {
-    match run(target, actions, args, sessions, versions) {
+    execute_with(target, actions, args, sessions, None, versions)
+}
+
+/// [`execute`] with a duplicate check: an `add` that creates a new entry (not one that
+/// overwrites an entry of the same name, PM-33) looking like an existing one gets
+/// [`memory_index::duplicate_warning`] after pi-memory's complete result text, separated by
+/// a blank line like the capacity warning (PM-42). The write happens either way.
+pub fn execute_with(
+    target: Target<'_, '_>,
+    actions: &[Action],
+    args: &Value,
+    sessions: Option<&dyn SessionSearch>,
+    duplicates: Option<&mut dyn DuplicateCheck>,
+    versions: &mut VersionBook,
+) -> ToolOutput {
+    match run(target, actions, args, sessions, duplicates, versions) {
         Ok(out) => out,
         Err(text) => ToolOutput::err(text),
     }
@@ -242,6 +283,7 @@ fn run(
     actions: &[Action],
     args: &Value,
     sessions: Option<&dyn SessionSearch>,
+    duplicates: Option<&mut dyn DuplicateCheck>,
     versions: &mut VersionBook,
 ) -> Result<ToolOutput, String> {
     if !args.is_object() {
@@ -265,15 +307,45 @@ fn run(
                 body: content,
                 created: None,
             };
+            // Decision: overwriting an entry of the same name (PM-33) is the model updating
+            // that memory, never a duplicate; only a new entry is compared.
+            let overwrites = match &duplicates {
+                Some(_) => {
+                    let name = req.name.trim();
+                    target
+                        .list()
+                        .map_err(text_of)?
+                        .iter()
+                        .any(|e| e.meta.name == name)
+                }
+                None => true,
+            };
             let out = target.add(req).map_err(text_of)?;
             versions.wrote(&[], &out.name, &out.file, out.version);
+            let mut text = out.saved_text();
+            let mut duplicate_of = None;
+            if let Some(check) = duplicates
+                && !overwrites
+                && let Ok(listing) = target.list()
+                && let Some(added) = listing.iter().find(|e| e.file == out.file).cloned()
+                && let Some(similar) = check.similar_to(&added, listing)
+            {
+                text.push_str("\n\n");
+                text.push_str(&memory_index::duplicate_warning(
+                    &similar.name,
+                    &similar.file,
+                    &out.name,
+                ));
+                duplicate_of = Some(similar);
+            }
             Ok(ToolOutput {
-                text: out.saved_text(),
+                text,
                 wrote: true,
                 saved: Some(out.name.clone()),
                 file: Some(out.file.clone()),
                 version: Some(out.version),
                 notices: out.notices,
+                duplicate_of,
                 ..ToolOutput::default()
             })
         }

@@ -117,9 +117,9 @@ pub use surfacing::{
 };
 pub use texts::{
     CONTENT_REQUIRED_FOR_ADD, NO_MATCHES_IN_MEMORY, NO_MEMORIES, QUERY_REQUIRED_FOR_SEARCH,
-    STALE_VERSION, entry_already_exists, entry_not_found, list_line, matches_query, rebuilt_text,
-    removed_text, renamed_text, render_list, render_search, replaced_text, saved_text,
-    search_block, unknown_action, with_capacity_warning,
+    STALE_VERSION, duplicate_warning, entry_already_exists, entry_not_found, list_line,
+    matches_query, rebuilt_text, removed_text, renamed_text, render_list, render_search,
+    replaced_text, saved_text, search_block, unknown_action, with_capacity_warning,
 };
 pub use validate::{
     DESCRIPTION_MAX_UNITS, ValidationError, derive_description, validate_body, validate_created,

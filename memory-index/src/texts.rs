@@ -97,6 +97,14 @@ pub fn with_capacity_warning(text: String, warning: Option<&str>) -> String {
     }
 }
 
+/// The note appended to an `add` result when the new entry looks like an existing one (not
+/// a pi-memory text: pimem appends it after pi-memory's complete result).
+pub fn duplicate_warning(existing_name: &str, existing_file: &str, new_name: &str) -> String {
+    format!(
+        "Possible duplicate: this looks like the existing memory \"{existing_name}\" ({existing_file}). If it is the same memory, keep one: replace \"{existing_name}\" with the combined content and remove \"{new_name}\"."
+    )
+}
+
 /// `Entry "<ref>" not found`.
 pub fn entry_not_found(reference: &str) -> String {
     format!("Entry \"{reference}\" not found")

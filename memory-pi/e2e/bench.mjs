@@ -8,6 +8,11 @@
 //    shared machine), next to the two medians.
 //    The store holds 50 memories, so "with" includes the sidecar spawn, the handshake,
 //    session/start (config, store, frozen section) and lexical surfacing of the prompt.
+//    Then BENCH_RUNS more runs with pimem and PIMEM_TRACE set: the extension and the sidecar
+//    append timestamped steps to one file (extension/index.ts `mark`, src/serve/trace.rs),
+//    printed as a timeline (median milliseconds after pi was spawned) and as pimem's time on
+//    pi's critical path: the extension's factory, the sidecar's spawn() (synchronous, in
+//    pi's thread), its synchronous session_start and the time pi waits in before_agent_start.
 // 2. The per-turn agent/before_start round trip the extension makes (JSON line to
 //    `pimem serve`, lexical surfacing over 200 memories, response parsed), measured from Node
 //    over the same pipes the extension uses; every prompt surfaces a different memory.
@@ -122,6 +127,37 @@ for (let i = 0; i < RUNS; i++) {
 	empty.push(firstRequestMs(EMPTY));
 }
 
+// ------------------------------------------------------------------ 1b. startup timeline
+const timelines = [];
+for (let i = 0; i < RUNS; i++) {
+	const trace = join(W, `trace-${i}.jsonl`);
+	const before = readFileSync(LOG, "utf8").length;
+	const t0 = performance.timeOrigin + performance.now();
+	const r = spawnSync(process.execPath, [PI_CLI, "-p", "-c", "-e", EXT, "how do I restart the billing service unit5?"], { cwd: PROJECT, env: { ...env, PIMEM_TRACE: trace }, encoding: "utf8" });
+	if (r.status !== 0) throw new Error(`pi failed: ${r.stderr}`);
+	const first = JSON.parse(readFileSync(LOG, "utf8").slice(before).split("\n")[0]);
+	const at = { "pi: spawned": 0, "fake model: first request received": first.atMs - t0 };
+	for (const line of readFileSync(trace, "utf8").split("\n").filter(Boolean)) {
+		const m = JSON.parse(line);
+		const key = `${m.who}: ${m.ev}${m.method ? ` ${m.method}` : ""}`;
+		if (!(key in at)) at[key] = m.t - t0; // the first occurrence (startup, not shutdown)
+	}
+	timelines.push(at);
+}
+const steps = [...new Set(timelines.flatMap((t) => Object.keys(t)))].filter((k) => timelines.every((t) => k in t));
+steps.sort((a, b) => quantile(timelines.map((t) => t[a]), 0.5) - quantile(timelines.map((t) => t[b]), 0.5));
+const span = (from, to) => timelines.map((t) => t[to] - t[from]);
+// the early spawn (at load, on a later turn of pi's event loop) blocks pi's thread too
+const spawnMs = (t) => ("extension: spawned" in t ? t["extension: spawned"] - t["extension: spawn"] : 0);
+const critical = timelines.map(
+	(t) =>
+		spawnMs(t) +
+		t["extension: factory:end"] -
+		t["extension: factory"] +
+		(t["extension: session_start:sent"] - t["extension: session_start"]) +
+		(t["extension: before_agent_start:answered"] - t["extension: before_agent_start"]),
+);
+
 // ------------------------------------------------------------------ 2. before_start round trip
 const trips = [];
 const startTimes = [];
@@ -161,5 +197,20 @@ ${row("session/start (config, store, frozen section; 50 memories)", startTimes)}
 
 Added by the extension at startup (median of the ${RUNS} paired differences): **${added.toFixed(1)} ms** (target < 30 ms); an empty extension adds ${addedEmpty.toFixed(1)} ms (pi loading any \`-e\` extension), so pimem's own share is ${(added - addedEmpty).toFixed(1)} ms.
 before_start round trip median **${fmt(quantile(trips, 0.5))}**, p90 ${fmt(quantile(trips, 0.9))} (target < 5 ms); ${trips.surfaced}/200 prompts surfaced a memory.
-pi ${piVersion}, Node ${node}, ${RUNS} alternating runs per startup row after one warm-up each.`);
+pi ${piVersion}, Node ${node}, ${RUNS} alternating runs per startup row after one warm-up each.
+
+Startup timeline with pimem (PIMEM_TRACE, ${RUNS} more runs; ms after pi was spawned):
+
+| step | median | p10 | p90 |
+|---|---|---|---|
+${steps.map((k) => { const xs = timelines.map((t) => t[k]); return `| ${k} | ${xs.length ? quantile(xs, 0.5).toFixed(1) : "-"} | ${quantile(xs, 0.1).toFixed(1)} | ${quantile(xs, 0.9).toFixed(1)} |`; }).join("\n")}
+
+| pimem on pi's critical path | median | p10 | p90 | samples |
+|---|---|---|---|---|
+${row("extension factory (tool, commands)", span("extension: factory", "extension: factory:end"))}
+${row("spawn() of the sidecar at load, if it happened there", timelines.map(spawnMs))}
+${row("session_start handler (synchronous part)", span("extension: session_start", "extension: session_start:sent"))}
+${row("before_agent_start: waiting for session/start", span("extension: before_agent_start", "extension: before_agent_start:ready"))}
+${row("before_agent_start: agent/before_start round trip", span("extension: before_agent_start:ready", "extension: before_agent_start:answered"))}
+${row("**total: pimem's share of the path to the first request**", critical)}`);
 process.exit(0);

@@ -139,7 +139,7 @@ const server = createServer((req, res) => {
 		}
 		n += 1;
 		const kind = kindOf(body);
-		appendFileSync(logPath, `${JSON.stringify({ n, kind, at: Date.now(), body })}\n`);
+		appendFileSync(logPath, `${JSON.stringify({ n, kind, at: Date.now(), atMs: performance.timeOrigin + performance.now(), body })}\n`);
 		const d = decide(body, kind);
 		const turn = kind === "main" ? turnText(body) : "";
 		if (/\[\[fail\]\]/.test(turn)) {

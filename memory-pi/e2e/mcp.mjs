@@ -177,6 +177,9 @@ try {
 		["resource outside the directory", client.readResource({ uri: "pimem://entry/..%2Fsecrets.md" }), "uri", "uri:"],
 		["prompt without its text", client.getPrompt({ name: "relevant_memories", arguments: {} }), "text", "text is required"],
 	];
+	// The requests run at once; one may fail before the loop awaits it, which Node would report
+	// as an unhandled rejection and exit: mark each handled now (awaiting it still throws).
+	for (const [, promise] of bad) promise.catch(() => {});
 	for (const [what, promise, field, message] of bad) {
 		const e = await rpcError(promise);
 		check(`malformed (${what}): JSON-RPC -32602 naming ${field}`, e && e.code === -32602 && e.data?.field === field && e.message.includes(message), JSON.stringify(e));

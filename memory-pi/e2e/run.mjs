@@ -384,6 +384,27 @@ check("X4: two duplicates exist", existsSync(join(MEM2, "Build-command.md")) && 
 // search-session, @s:/@as:, ask-session and the TUI: memory-pi/e2e/pisession.mjs.
 await (await import("./pisession.mjs")).run({ W, HERE, EXT, RELOAD_EXT, PI_CLI, check, eq, makeAgent, env, mark, requests, jsonl, textOf });
 
+// --- S: startup (issue 17, part 5): the sidecar is spawned at load, detached, and adopted
+{
+	const traceOf = (file) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []);
+	const t1 = join(W, "trace-s1.jsonl");
+	r = pi("S1", A1, P1, ["-p", "--no-session", "how do I deploy?"], { extraEnv: { PIMEM_TRACE: t1 } });
+	const s1 = traceOf(t1);
+	const ev = (who, e, method) => s1.findIndex((m) => m.who === who && m.ev === e && (method === undefined || m.method === method));
+	check("S1: one sidecar per run: spawned at load and adopted by session_start", r.status === 0 && s1.filter((m) => m.who === "sidecar" && m.ev === "start").length === 1 && ev("extension", "spawned") >= 0, JSON.stringify(s1.map((m) => `${m.who}:${m.ev}:${m.method ?? ""}`)));
+	check("S1: the timeline has the steps the benchmark reads", ["module", "factory", "factory:end", "spawn", "session_start", "session_start:sent", "before_agent_start", "before_agent_start:ready"].every((e) => ev("extension", e) >= 0) && ev("sidecar", "answered", "session/start") >= 0 && ev("sidecar", "exit") >= 0);
+	const t2 = join(W, "trace-s2.jsonl");
+	r = pi("S2", A1, P1, ["--help"], { extraEnv: { PIMEM_TRACE: t2 } }); // a hang: killed at spawnSync's timeout, signal set
+	// The early sidecar (if pi's event loop got to spawning it) sees end of input when pi exits.
+	let s2 = traceOf(t2);
+	for (let i = 0; i < 40 && s2.some((m) => m.who === "sidecar" && m.ev === "start") && !s2.some((m) => m.who === "sidecar" && m.ev === "exit"); i++) {
+		await new Promise((res) => setTimeout(res, 50));
+		s2 = traceOf(t2);
+	}
+	const spawned = s2.some((m) => m.who === "sidecar" && m.ev === "start");
+	check("S2: `pi --help` (no session) is not kept alive by the detached sidecar, which exits with it", r.status === 0 && r.signal === null && (!spawned || s2.some((m) => m.who === "sidecar" && m.ev === "exit")), `status ${r.status}, signal ${r.signal}, ${JSON.stringify(s2)}`);
+}
+
 // ================================================================== npm packaging (packages.mjs)
 await packageScenarios({ W, EXT, PIMEM_BIN, INSTALLED, pi, makeAgent, check, eq, requests, toolTexts, call, agent: A1, project: P1 });
 

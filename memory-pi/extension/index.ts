@@ -28,7 +28,7 @@
 // declarations. Both are imported as types only, so nothing is loaded at run time.
 // `cargo xtask e2e` type-checks this file (tsc --noEmit, ./tsconfig.json).
 import { type ChildProcess, spawn } from "node:child_process";
-import { accessSync, chmodSync, constants, readFileSync, statSync } from "node:fs";
+import { accessSync, appendFileSync, chmodSync, constants, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
@@ -66,6 +66,21 @@ import type {
 	ToolRegistration,
 } from "./protocol.ts";
 import { registerSessionTools } from "./sessions.ts";
+
+/**
+ * The startup timeline (`cargo xtask bench pi`): with PIMEM_TRACE=<file>, one JSON line per
+ * step, next to the sidecar's lines in the same file (memory-pi/src/serve/trace.rs).
+ */
+const TRACE = process.env.PIMEM_TRACE;
+function mark(ev: string) {
+	if (!TRACE) return;
+	try {
+		appendFileSync(TRACE, `${JSON.stringify({ who: "extension", ev, t: performance.timeOrigin + performance.now() })}\n`);
+	} catch {
+		// a measurement aid only
+	}
+}
+mark("module");
 
 const PROTOCOL = 1;
 const SECTION = "memory_index";
@@ -259,16 +274,17 @@ class Sidecar {
 	/** Whether the sidecar has written a line yet. */
 	private heard = false;
 	private closing = false;
+	private detached = false;
 	private readonly exited: Promise<void>;
 
 	constructor(
 		bin: string,
 		/** The platform package `bin` came from, if any (named when it cannot run). */
 		pkg: string | undefined,
-		cwd: string,
+		readonly cwd: string,
 		private readonly serveRequest: (method: string, params: unknown) => Promise<unknown>,
 		private readonly onNotification: (method: string, params: unknown) => void,
-		private readonly onDeath: (reason: string) => void,
+		private onDeath: (reason: string) => void,
 	) {
 		this.child = spawn(bin, ["serve"], { cwd, stdio: ["pipe", "pipe", "inherit"] });
 		this.exited = new Promise((resolve) => this.child.once("close", () => resolve()));
@@ -284,6 +300,32 @@ class Sidecar {
 		this.child.stdin?.on("error", () => undefined); // EPIPE after the sidecar died: reported via "exit"
 		this.child.stdout?.setEncoding("utf8");
 		this.child.stdout?.on("data", (chunk: string) => this.onData(chunk));
+	}
+
+	/**
+	 * Started before any session (at extension load): the process and its pipes must not keep
+	 * pi alive (`pi --help`, `pi install` load extensions and exit without a session; the
+	 * sidecar then sees end of input and exits), and a death is only recorded, to be reported
+	 * by the session that adopts it.
+	 */
+	detach() {
+		this.detached = true;
+		this.child.unref();
+		for (const pipe of [this.child.stdin, this.child.stdout]) (pipe as { unref?: () => void } | null)?.unref?.();
+	}
+
+	/** Adopted by a session: it keeps pi alive again, and an unexpected death calls `onDeath`. */
+	attach(onDeath: (reason: string) => void) {
+		this.detached = false;
+		this.onDeath = onDeath;
+		this.child.ref();
+		for (const pipe of [this.child.stdin, this.child.stdout]) (pipe as { ref?: () => void } | null)?.ref?.();
+		for (const w of this.pending.values()) w.timer?.ref();
+	}
+
+	/** Why the sidecar is unusable (it died or was stopped), if it is. */
+	get deadReason(): string | undefined {
+		return this.dead;
 	}
 
 	private onData(chunk: string) {
@@ -338,7 +380,7 @@ class Sidecar {
 	private die(reason: string) {
 		const unexpected = !this.closing && !this.dead;
 		this.fail(reason);
-		if (unexpected) this.onDeath(reason);
+		if (unexpected && !this.detached) this.onDeath(reason);
 	}
 
 	private fail(reason: string) {
@@ -367,6 +409,7 @@ class Sidecar {
 						reject(new Error(`pimem: ${method} got no answer within ${timeoutMs} ms`));
 					}, timeoutMs)
 				: undefined;
+			if (this.detached) timer?.unref();
 			this.pending.set(id, { resolve: (v) => resolve(v as PiRequests[M]["result"]), reject, timer });
 			this.write({ jsonrpc: "2.0", id, method, params });
 		});
@@ -485,6 +528,7 @@ function fit(line: string, width: number): string {
 }
 
 export default function pimem(pi: ExtensionAPI) {
+	mark("factory");
 	let sidecar: Sidecar | undefined;
 	/** Why memory is off in this session (binary missing, protocol mismatch, sidecar died). */
 	let inert: string | undefined;
@@ -632,6 +676,46 @@ export default function pimem(pi: ExtensionAPI) {
 		}
 	}
 
+	const initialize = (s: Sidecar) => s.call("initialize", { protocol: PROTOCOL, client: "pimem-pi", clientVersion: clientVersion() }, 10_000);
+	const binary = findBinary();
+	// Decision (issue 17, part 5): the sidecar is spawned at load, on the next turn of pi's
+	// event loop, not in session_start: its process start and handshake then overlap pi's own
+	// startup (≈ 100 ms between loading extensions and session_start), so session/start is
+	// answered before pi asks for the first turn. Until a session adopts it, it is detached
+	// (keeps no pi alive: `pi --help` and `pi install` load extensions too); a session_start
+	// that comes first, or in another cwd, spawns its own as before.
+	let early: { s: Sidecar; init: ReturnType<typeof initialize> } | undefined;
+	const spawnEarly = () => {
+		if (!binary.path) return;
+		mark("spawn");
+		const s = new Sidecar(binary.path, binary.pkg, process.cwd(), serveRequest, onNotification, () => undefined);
+		s.detach();
+		mark("spawned");
+		const init = initialize(s);
+		init.catch(() => undefined); // reported by the session that adopts it
+		early = { s, init };
+	};
+	let pending: NodeJS.Immediate | undefined = setImmediate(() => {
+		pending = undefined;
+		spawnEarly();
+	});
+	pending.unref();
+	/** The early sidecar for a session in `cwd`, spawning it now if its turn has not come. */
+	const takeEarly = (cwd: string) => {
+		if (pending) {
+			clearImmediate(pending);
+			pending = undefined;
+			spawnEarly();
+		}
+		const e = early;
+		early = undefined;
+		if (e && e.s.cwd !== cwd) {
+			void e.s.close(0);
+			return undefined;
+		}
+		return e;
+	};
+
 	// The tool is declared now, from the schema `pimem tool-schema` prints (tests keep the two
 	// equal), so nothing has to wait for the sidecar before pi builds its first request.
 	registerTool(JSON.parse(readFileSync(join(HERE, "tool.json"), "utf8")));
@@ -645,6 +729,7 @@ export default function pimem(pi: ExtensionAPI) {
 		description: "Consolidate memory files with a headless agent (asks first)",
 		handler: (args, ctx) => runCommand("dream", args, ctx),
 	});
+	mark("factory:end");
 
 	// ---------------------------------------------------------------- /experience and its tool
 	const experienceTool: ToolRegistration = JSON.parse(readFileSync(join(HERE, "experience-tool.json"), "utf8"));
@@ -772,18 +857,22 @@ export default function pimem(pi: ExtensionAPI) {
 	});
 
 	pi.on("session_start", async (event, ctx) => {
+		mark("session_start");
 		host = { hasUI: ctx.hasUI, ui: ctx.ui, registry: ctx.modelRegistry };
-		const found = findBinary();
+		const found = binary;
 		if (!found.path) {
 			inert = found.error;
 			report(inert ?? "pimem: binary not found");
 			return;
 		}
-		const s = new Sidecar(found.path, found.pkg, ctx.cwd, serveRequest, onNotification, (reason) => {
+		const onDeath = (reason: string) => {
 			inert = reason;
 			if (sidecar === s) sidecar = undefined;
 			report(reason);
-		});
+		};
+		const pre = takeEarly(ctx.cwd);
+		const s = pre?.s ?? new Sidecar(found.path, found.pkg, ctx.cwd, serveRequest, onNotification, onDeath);
+		s.attach(onDeath);
 		let recorded: unknown = null;
 		const sectionPatches: unknown[] = [];
 		for (const e of ctx.sessionManager.getBranch()) {
@@ -795,7 +884,7 @@ export default function pimem(pi: ExtensionAPI) {
 		const child = (!sessionFile && !ctx.hasUI) || !!process.env.PI_MEMORY_PARENT || !!process.env.PI_SESSION_ID;
 		// Both requests go out at once and nothing is awaited here: the sidecar starts while pi
 		// finishes its own startup; the tool, commands and events wait on `ready` instead.
-		const init = s.call("initialize", { protocol: PROTOCOL, client: "pimem-pi", clientVersion: clientVersion() }, 10_000);
+		const init = pre?.init ?? initialize(s);
 		const start = s.call(
 			"session/start",
 			{
@@ -826,9 +915,11 @@ export default function pimem(pi: ExtensionAPI) {
 			return undefined;
 		};
 		sidecar = s;
+		mark("session_start:sent");
 		ready = init.then(
 			() =>
 				start.then((r) => {
+					mark("ready");
 					section = r.section;
 					if (r.record) pi.appendEntry(RECORD_TYPE, r.record);
 					for (const n of r.notifications) notify(n.message, n.level);
@@ -851,8 +942,10 @@ export default function pimem(pi: ExtensionAPI) {
 
 	pi.on("before_agent_start", async (event, _ctx) => {
 		// Set before anything can fail: pi diffs sections, an omitted key would delete it.
+		mark("before_agent_start");
 		event.systemPromptOptions.sections[SECTION] = section;
 		await ready;
+		mark("before_agent_start:ready");
 		event.systemPromptOptions.sections[SECTION] = section;
 		if (!sidecar) return;
 		try {
@@ -861,6 +954,7 @@ export default function pimem(pi: ExtensionAPI) {
 				{ prompt: event.messageType === "user" ? event.prompt : null, messageType: event.messageType, systemPrompt: event.systemPrompt },
 				60_000,
 			);
+			mark("before_agent_start:answered");
 			if (r.notify) notify(r.notify, "info");
 			if (r.message) return { message: r.message };
 		} catch {

@@ -1,4 +1,22 @@
-//! A light English stemmer.
+//! The light English stemmer.
+
+/// How words are reduced to stems (the same at index and query time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Stemmer {
+    /// No stemming: words are matched as written (lowercased).
+    None,
+    /// The light suffix stripper (one suffix, see `stem_light`).
+    #[default]
+    Light,
+}
+
+/// Stems `w` (lowercase) in place.
+pub(crate) fn stem_in_place(w: &mut String, stemmer: Stemmer) {
+    match stemmer {
+        Stemmer::None => {}
+        Stemmer::Light => stem_light(w),
+    }
+}
 
 /// A light suffix stripper for lowercase ASCII words; other words are left alone.
 ///
@@ -7,7 +25,7 @@
 /// doubled final consonant is undoubled after `-ing`/`-ed` (`running`→`run`, but `installed`
 /// keeps `ll`), then a final `-e` is dropped, so `cache`, `caches`, `caching` and `cached` all
 /// become `cach`. Consistency between index and query matters, not linguistics.
-pub(crate) fn stem_in_place(w: &mut String) {
+fn stem_light(w: &mut String) {
     if w.len() < 3 || !w.bytes().all(|b| b.is_ascii_lowercase()) {
         return;
     }

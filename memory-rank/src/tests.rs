@@ -214,6 +214,153 @@ fn excluded_files_are_never_returned() {
     assert_eq!(hits[0].file, "a.md");
 }
 
+fn files(hits: Vec<LexicalHit>) -> Vec<String> {
+    hits.into_iter().map(|h| h.file).collect()
+}
+
+#[test]
+fn typos_are_corrected_to_the_closest_indexed_word() {
+    let index = LexicalIndex::build([
+        doc("int.md", "Integration tests", "run against a real postgres"),
+        doc("roll.md", "Rollback", "kubectl argo rollouts undo"),
+    ]);
+    assert_eq!(
+        files(index.rank("how to run the intergration tests", 3, &|_| false)),
+        ["int.md"]
+    );
+    assert_eq!(
+        files(index.rank_with("rollbak the pricing service", 3, Cutoff::ANY, &|_| false)),
+        ["roll.md"]
+    );
+    let off = Options {
+        typos: false,
+        ..Options::default()
+    };
+    let strict = LexicalIndex::build_with(off, [doc("roll.md", "Rollback", "undo")]);
+    assert!(
+        strict
+            .rank_with("rollbak", 3, Cutoff::ANY, &|_| false)
+            .is_empty()
+    );
+    // Short words are never "corrected": `cat` is not a typo of `cap`.
+    let caps = LexicalIndex::build([doc("cap.md", "Rate cap", "cap at 3x")]);
+    assert!(
+        caps.rank_with("my cat", 3, Cutoff::ANY, &|_| false)
+            .is_empty()
+    );
+}
+
+#[test]
+fn edit_distance_counts_transpositions_once() {
+    use crate::expand::distance_within;
+    assert_eq!(distance_within("pyhton", "python", 1), Some(1));
+    assert_eq!(distance_within("rollbak", "rollback", 1), Some(1));
+    assert_eq!(distance_within("stagging", "staging", 2), Some(1));
+    assert_eq!(distance_within("kitten", "sitting", 2), None);
+    assert_eq!(distance_within("abc", "abc", 0), Some(0));
+}
+
+#[test]
+fn synonyms_and_translations_count_once_per_query_word() {
+    let index = LexicalIndex::build([
+        doc("k8s.md", "Kubernetes contexts", "always pass --context"),
+        doc("db.md", "数据库连接超时排查", "先查 docker 容器"),
+        doc("deploy.md", "Deploying with Helm", "helm upgrade"),
+    ]);
+    assert_eq!(
+        files(index.rank("which k8s context is staging?", 3, &|_| false)),
+        ["k8s.md"]
+    );
+    // English prompt, Chinese memory; Chinese prompt, English memory.
+    assert_eq!(
+        files(index.rank("database timeout locally", 3, &|_| false)),
+        ["db.md"]
+    );
+    assert_eq!(
+        files(index.rank("用 helm 怎么部署", 3, &|_| false)),
+        ["deploy.md"]
+    );
+    // A document matching a word and its synonym scores like one matching the word.
+    let both = LexicalIndex::build([doc("a.md", "database", "db"), doc("b.md", "database", "x")]);
+    let hits = both.rank_with("database", 2, Cutoff::ANY, &|_| false);
+    assert_eq!(hits[0].terms, 1);
+    assert_eq!(hits[1].terms, 1);
+}
+
+#[test]
+fn the_gate_decides_once_and_later_documents_need_a_share_of_the_best_score() {
+    let index = LexicalIndex::build([
+        doc("ssh.md", "Staging SSH port", "staging listens on 2222"),
+        doc(
+            "k8s.md",
+            "Kubernetes namespaces",
+            "ledger-staging namespace",
+        ),
+        doc("noise.md", "Release process", "tag and push"),
+    ]);
+    let hits = index.rank("ssh into staging", 3, &|_| false);
+    assert_eq!(files(hits.clone()), ["ssh.md", "k8s.md"]);
+    assert!(hits[1].score >= MIN_SHARE * hits[0].score);
+    // Excluding the best document leaves the gate open for the others.
+    assert_eq!(
+        files(index.rank("ssh into staging", 3, &|f| f == "ssh.md")),
+        ["k8s.md"]
+    );
+    assert!(index.rank("a poem about autumn", 3, &|_| false).is_empty());
+}
+
+#[test]
+fn coverage_is_the_share_of_known_query_words() {
+    let index = LexicalIndex::build([doc("a.md", "Redis cache keys", "versioned keys")]);
+    assert_eq!(index.query_coverage("redis keys"), 1.0);
+    assert_eq!(index.query_coverage("redis haiku"), 0.5);
+    assert_eq!(index.query_coverage("the"), 0.0);
+}
+
+#[test]
+fn encoding_round_trips_and_damage_is_refused() {
+    let mut index = LexicalIndex::build([
+        doc("a.md", "Postgres pool size", "max 20 connections per pod"),
+        doc("b.md", "Redis cache TTL", "keys expire after 300 seconds"),
+        doc("c.md", "数据库连接超时", "先查 docker"),
+    ]);
+    index.remove("b.md");
+    let bytes = index.encode();
+    let back = LexicalIndex::decode(&bytes, Options::default()).unwrap();
+    assert_eq!(back.encode(), bytes);
+    for q in ["postgres pool", "数据库 超时", "redis"] {
+        assert_eq!(
+            back.rank_with(q, 3, Cutoff::ANY, &|_| false),
+            index.rank_with(q, 3, Cutoff::ANY, &|_| false),
+            "{q}"
+        );
+    }
+    // The freed slot is reused like in the original.
+    let mut a = index.clone();
+    let mut b = back;
+    a.insert(doc("d.md", "Deploy", "helm"));
+    b.insert(doc("d.md", "Deploy", "helm"));
+    assert_eq!(a.encode(), b.encode());
+    // Another tokenizer, another format, truncation, any flipped byte: refused, no panic.
+    let none = Options::default().with_stemmer(Stemmer::None);
+    assert_eq!(
+        LexicalIndex::decode(&bytes, none).unwrap_err(),
+        DecodeError::Tokenizer
+    );
+    assert_eq!(
+        LexicalIndex::decode(b"not an index at all", Options::default()).unwrap_err(),
+        DecodeError::Format
+    );
+    for cut in 16..bytes.len() {
+        assert!(LexicalIndex::decode(&bytes[..cut], Options::default()).is_err());
+    }
+    for i in 16..bytes.len() {
+        let mut bad = bytes.clone();
+        bad[i] ^= 0x55;
+        let _ = LexicalIndex::decode(&bad, Options::default());
+    }
+}
+
 mod properties {
     use proptest::prelude::*;
 
@@ -288,7 +435,8 @@ mod properties {
 
     proptest! {
         /// Ranking depends on the set of documents only: building in reverse order, or
-        /// inserting everything, removing some and re-inserting them, ranks identically;
+        /// inserting everything, removing some and re-inserting them, or encoding and
+        /// decoding, ranks identically;
         /// and it never returns an excluded file or a file twice.
         #[test]
         fn ranking_is_deterministic_and_respects_exclusion(
@@ -310,14 +458,17 @@ mod properties {
             for (file, name, description, body, modified) in rows.iter().step_by(2) {
                 c.insert(LexicalDoc { file, name, description, body, modified });
             }
+            let d = LexicalIndex::decode(&c.encode(), c.options()).unwrap();
             for cutoff in [Cutoff::ANY, Cutoff::SELECT] {
                 let ra = a.rank_with(&query, k, cutoff, &exclude);
                 prop_assert_eq!(&ra, &b.rank_with(&query, k, cutoff, &exclude));
                 prop_assert_eq!(&ra, &c.rank_with(&query, k, cutoff, &exclude));
+                prop_assert_eq!(&ra, &d.rank_with(&query, k, cutoff, &exclude));
                 prop_assert!(ra.len() <= k);
                 for (i, hit) in ra.iter().enumerate() {
                     prop_assert!(!exclude(&hit.file));
-                    prop_assert!(hit.score > 0.0 && cutoff.passes(hit.score, hit.terms));
+                    prop_assert!(hit.score > 0.0);
+                    prop_assert!(i == 0 || hit.score <= ra[i - 1].score);
                     prop_assert!(!ra[..i].iter().any(|h| h.file == hit.file));
                 }
             }

@@ -2,7 +2,7 @@
 
 use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
 
-use crate::stem::stem_in_place;
+use crate::stem::{Stemmer, stem_in_place};
 use crate::words::{
     CJK_PARTICLES, CJK_STOP_BIGRAMS, CJK_STOP_UNIGRAMS, is_generic_stem, is_short_number,
     is_stopword,
@@ -10,8 +10,13 @@ use crate::words::{
 
 /// The tokens of `text` in order, as indexed and queried (see the module docs).
 pub fn tokenize(text: &str) -> Vec<String> {
+    tokenize_with(text, Stemmer::default())
+}
+
+/// [`tokenize`] with an explicit stemmer.
+pub fn tokenize_with(text: &str, stemmer: Stemmer) -> Vec<String> {
     let mut out = Vec::new();
-    for_each_token(text, false, |t, _| out.push(t.to_owned()));
+    for_each_token(text, false, stemmer, |t, _| out.push(t.to_owned()));
     out
 }
 
@@ -73,7 +78,12 @@ fn is_cjk(c: char) -> bool {
 
 /// Calls `emit` for every token of `text`. Token kinds (query weights) are only worked out
 /// when `query` is set; indexing treats every token alike.
-pub(crate) fn for_each_token(text: &str, query: bool, mut emit: impl FnMut(&str, Kind)) {
+pub(crate) fn for_each_token(
+    text: &str,
+    query: bool,
+    stemmer: Stemmer,
+    mut emit: impl FnMut(&str, Kind),
+) {
     // The current compound (original case, format characters removed, connectors kept) or
     // CJK run.
     let mut word = String::new();
@@ -92,7 +102,7 @@ pub(crate) fn for_each_token(text: &str, query: bool, mut emit: impl FnMut(&str,
                 word.push(c);
             }
             Class::Cjk => {
-                flush_word(&mut word, &mut scratch, query, &mut emit);
+                flush_word(&mut word, &mut scratch, query, stemmer, &mut emit);
                 pending_connector = None;
                 cjk.push(c);
             }
@@ -100,7 +110,7 @@ pub(crate) fn for_each_token(text: &str, query: bool, mut emit: impl FnMut(&str,
                 flush_cjk(&mut cjk, &mut emit);
                 if pending_connector.is_some() {
                     // Two connectors in a row (`a--b`, `..`): not a compound.
-                    flush_word(&mut word, &mut scratch, query, &mut emit);
+                    flush_word(&mut word, &mut scratch, query, stemmer, &mut emit);
                     pending_connector = None;
                 } else if !word.is_empty() {
                     pending_connector = Some(c);
@@ -108,13 +118,13 @@ pub(crate) fn for_each_token(text: &str, query: bool, mut emit: impl FnMut(&str,
             }
             Class::Break => {
                 flush_cjk(&mut cjk, &mut emit);
-                flush_word(&mut word, &mut scratch, query, &mut emit);
+                flush_word(&mut word, &mut scratch, query, stemmer, &mut emit);
                 pending_connector = None;
             }
         }
     }
     flush_cjk(&mut cjk, &mut emit);
-    flush_word(&mut word, &mut scratch, query, &mut emit);
+    flush_word(&mut word, &mut scratch, query, stemmer, &mut emit);
 }
 
 fn flush_cjk(run: &mut Vec<char>, emit: &mut impl FnMut(&str, Kind)) {
@@ -145,6 +155,7 @@ fn flush_word(
     word: &mut String,
     scratch: &mut String,
     query: bool,
+    stemmer: Stemmer,
     emit: &mut impl FnMut(&str, Kind),
 ) {
     if word.is_empty() {
@@ -158,8 +169,8 @@ fn flush_word(
             if is_stopword(scratch) || is_single_ascii_letter(scratch) {
                 return;
             }
-            stem_in_place(scratch);
-            let kind = if query && (is_generic_stem(scratch) || is_short_number(scratch)) {
+            stem_in_place(scratch, stemmer);
+            let kind = if query && (is_generic_stem(scratch, stemmer) || is_short_number(scratch)) {
                 Kind::Generic
             } else {
                 Kind::Word
@@ -169,7 +180,7 @@ fn flush_word(
     }
     if parts > 1 {
         lower_into(word, scratch);
-        stem_in_place(scratch);
+        stem_in_place(scratch, stemmer);
         emit(scratch, Kind::Word);
     }
     word.clear();

@@ -4,18 +4,22 @@ use std::sync::OnceLock;
 
 use rustc_hash::FxHashSet;
 
-use crate::stem::stem_in_place;
+use crate::stem::{Stemmer, stem_in_place};
 
 /// Whether a stemmed word is the stem of an everyday word (so `takes` counts like `take`).
-pub(crate) fn is_generic_stem(stem: &str) -> bool {
-    static STEMS: OnceLock<FxHashSet<String>> = OnceLock::new();
-    STEMS
+pub(crate) fn is_generic_stem(stem: &str, stemmer: Stemmer) -> bool {
+    static STEMS: [OnceLock<FxHashSet<String>>; 2] = [OnceLock::new(), OnceLock::new()];
+    let slot = match stemmer {
+        Stemmer::None => 0,
+        Stemmer::Light => 1,
+    };
+    STEMS[slot]
         .get_or_init(|| {
             GENERIC
                 .iter()
                 .map(|w| {
                     let mut s = (*w).to_owned();
-                    stem_in_place(&mut s);
+                    stem_in_place(&mut s, stemmer);
                     s
                 })
                 .collect()
@@ -189,4 +193,159 @@ pub(crate) const CJK_PARTICLES: &[char] = &['的', '了', '吗', '呢', '吧', '
 pub(crate) const CJK_STOP_BIGRAMS: &[&str] = &[
     "什么", "怎么", "如何", "可以", "我们", "你们", "他们", "这个", "那个", "一下", "帮我", "请问",
     "是不", "不是", "没有", "为什", "是什", "一个", "的时", "时候", "怎样", "能不", "不能", "的话",
+];
+
+/// Groups of words that stand for each other in coding-agent prompts and memories (general
+/// software vocabulary, not any one project's): a query word also matches its group's other
+/// words, at [`SYNONYM_WEIGHT`](crate::SYNONYM_WEIGHT). A multi-word member counts by its
+/// last word.
+pub(crate) const SYNONYMS: &[&[&str]] = &[
+    &["database", "db"],
+    &["postgres", "postgresql", "psql"],
+    &["kubernetes", "k8s", "kubectl"],
+    &["release", "tag"],
+    &["config", "configuration", "settings"],
+    &["env", "environment"],
+    &["pr", "mr"],
+    &[
+        "login",
+        "signin",
+        "sso",
+        "authenticate",
+        "authentication",
+        "auth",
+    ],
+    &["secret", "credential", "password"],
+    &["error", "exception"],
+    &["slow", "latency", "performance", "perf"],
+    &["doc", "documentation", "wiki", "readme"],
+    &["install", "setup"],
+    &["upgrade", "bump"],
+    &["delete", "remove", "erase", "purge"],
+    &["worker", "consumer"],
+    &["cron", "schedule", "scheduler", "periodic"],
+    &["email", "mail"],
+    &["notification", "notify"],
+    &["message", "msg"],
+    &["log", "logger", "logging"],
+    &["trace", "tracing", "span"],
+    &["alert", "pager", "pagerduty", "oncall"],
+    &["rollback", "revert", "undo"],
+    &["ci", "pipeline"],
+    &["docker", "container"],
+    &["endpoint", "route", "handler"],
+    &[
+        "translation",
+        "i18n",
+        "internationalization",
+        "locale",
+        "localization",
+        "l10n",
+    ],
+    &["permission", "role", "authorization", "acl"],
+    &["tenant", "organization", "org"],
+    &["limit", "quota", "throttle"],
+    &["retry", "backoff"],
+    &["timeout", "deadline"],
+    &["memory", "ram"],
+    &["accessibility", "a11y", "aria"],
+    &["pagination", "paging", "paginate"],
+    &["export", "download"],
+    &["webhook", "callback"],
+    &["payment", "charge"],
+    &["invoice", "billing", "receipt"],
+    &["signature", "hmac"],
+    &["flaky", "intermittent"],
+    &["benchmark", "bench"],
+    &["font", "typeface"],
+    &["format", "formatting", "formatter"],
+    &["test", "spec"],
+    &["mock", "fake", "stub"],
+    &["token", "jwt"],
+    &["ssh", "bastion"],
+    &["migration", "schema"],
+    &["queue", "broker"],
+];
+
+/// Chinese words of software work and their English translations: a Chinese query also
+/// asks for the English words and an English query for the Chinese ones, at
+/// [`TRANSLATION_WEIGHT`](crate::TRANSLATION_WEIGHT).
+pub(crate) const GLOSSARY: &[(&str, &[&str])] = &[
+    ("数据库", &["database", "db"]),
+    ("部署", &["deploy"]),
+    ("发版", &["release"]),
+    ("测试", &["test"]),
+    ("环境", &["environment"]),
+    ("生产", &["production", "prod"]),
+    ("线上", &["production", "prod"]),
+    ("日志", &["log", "logging"]),
+    ("报错", &["error"]),
+    ("错误", &["error"]),
+    ("超时", &["timeout"]),
+    ("迁移", &["migration"]),
+    ("配置", &["config"]),
+    ("注释", &["comment"]),
+    ("代码", &["code"]),
+    ("接口", &["api", "endpoint"]),
+    ("权限", &["permission"]),
+    ("用户", &["user"]),
+    ("邮件", &["email"]),
+    ("邮箱", &["email"]),
+    ("手续费", &["fee"]),
+    ("费用", &["fee", "cost"]),
+    ("金额", &["amount", "money"]),
+    ("价格", &["price"]),
+    ("司机", &["driver"]),
+    ("乘客", &["rider"]),
+    ("地图", &["map"]),
+    ("模拟器", &["emulator", "simulator"]),
+    ("安卓", &["android"]),
+    ("队列", &["queue"]),
+    ("任务", &["task", "job"]),
+    ("时区", &["timezone"]),
+    ("本地", &["local"]),
+    ("启动", &["start"]),
+    ("后端", &["backend"]),
+    ("依赖", &["dependency"]),
+    ("升级", &["upgrade"]),
+    ("回滚", &["rollback"]),
+    ("监控", &["monitoring", "metrics"]),
+    ("告警", &["alert"]),
+    ("报警", &["alert"]),
+    ("备份", &["backup"]),
+    ("恢复", &["restore"]),
+    ("上传", &["upload"]),
+    ("下载", &["download"]),
+    ("导出", &["export"]),
+    ("报表", &["report"]),
+    ("模型", &["model"]),
+    ("训练", &["training", "train"]),
+    ("数据集", &["dataset"]),
+    ("分支", &["branch"]),
+    ("合并", &["merge"]),
+    ("评审", &["review"]),
+    ("重试", &["retry"]),
+    ("性能", &["performance"]),
+    ("密码", &["password"]),
+    ("密钥", &["secret", "key"]),
+    ("加密", &["encryption"]),
+    ("签名", &["signature"]),
+    ("支付", &["payment"]),
+    ("退款", &["refund"]),
+    ("汇率", &["fx", "exchange"]),
+    ("余额", &["balance"]),
+    ("账户", &["account"]),
+    ("文件", &["file"]),
+    ("服务", &["service"]),
+    ("消费", &["consumer"]),
+    ("离线", &["offline"]),
+    ("位置", &["location"]),
+    ("网络", &["network"]),
+    ("中文", &["chinese"]),
+    ("英文", &["english"]),
+    ("脱敏", &["mask", "pii"]),
+    ("手机号", &["phone"]),
+    ("排队", &["queue"]),
+    ("链路", &["trace"]),
+    ("面板", &["dashboard"]),
 ];

@@ -266,15 +266,11 @@ impl RunLog {
             if held {
                 continue;
             }
-            let runs = db::write(&mut self.conn, "recovering a dead writer's runs", |tx| {
-                let mut st = tx.prepare(
-                    "UPDATE runs SET status = 'recovery_required' \
-                     WHERE writer = ?1 AND status = 'running' RETURNING number",
-                )?;
-                let rows = st.query_map([id], |r| r.get::<_, u32>(0))?;
-                rows.collect::<rusqlite::Result<Vec<u32>>>()
-            })?;
-            recovered.extend(runs.into_iter().map(RunNo));
+            recovered.extend(cut_off_runs(
+                &mut self.conn,
+                id,
+                "recovering a dead writer's runs",
+            )?);
             // Best effort: a leftover mark costs one check at the next recovery.
             let _ = memory_lock::remove_dead_mark(mark.as_std_path());
         }
@@ -553,4 +549,23 @@ impl RunLog {
             other => other,
         })
     }
+}
+
+/// Marks every `running` run of `writer` `recovery_required` (no end time: nobody saw it end)
+/// and returns their numbers; shared by recovery of a dead writer and a writer abandoning its
+/// own open runs.
+pub(crate) fn cut_off_runs(
+    conn: &mut rusqlite::Connection,
+    writer: i64,
+    what: &'static str,
+) -> Result<Vec<RunNo>, RunLogError> {
+    let runs = db::write(conn, what, |tx| {
+        let mut st = tx.prepare(
+            "UPDATE runs SET status = 'recovery_required' \
+             WHERE writer = ?1 AND status = 'running' RETURNING number",
+        )?;
+        let rows = st.query_map([writer], |r| r.get::<_, u32>(0))?;
+        rows.collect::<rusqlite::Result<Vec<u32>>>()
+    })?;
+    Ok(runs.into_iter().map(RunNo).collect())
 }

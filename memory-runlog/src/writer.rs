@@ -173,15 +173,7 @@ impl Writer {
     pub fn abandon_running(&mut self) -> Result<Vec<RunNo>, RunLogError> {
         let writer = self.id;
         self.current = None;
-        let runs = db::write(&mut self.log.conn, "abandoning open runs", |tx| {
-            let mut st = tx.prepare(
-                "UPDATE runs SET status = 'recovery_required' \
-                 WHERE writer = ?1 AND status = 'running' RETURNING number",
-            )?;
-            let rows = st.query_map([writer], |r| r.get::<_, u32>(0))?;
-            rows.collect::<rusqlite::Result<Vec<u32>>>()
-        })?;
-        Ok(runs.into_iter().map(RunNo).collect())
+        crate::log::cut_off_runs(&mut self.log.conn, writer, "abandoning open runs")
     }
 
     /// A clean exit: abandons open runs, records the close and removes the liveness mark.

@@ -5,7 +5,7 @@
 //! [`stepping_clock`] (deterministic, strictly increasing timestamps), [`Rng`] (a seeded
 //! xorshift, so failures reproduce), [`crash`] (the kill-a-child-process loop of the crash
 //! torture tests) and [`ScriptedModel`] (a [`memory_agent::Model`] that replays a script and
-//! records what it was asked).
+//! records what it was asked) and [`retrieval`] (the labelled retrieval set and its metrics).
 //!
 //! Compare rust-analyzer's `test-utils`, `gix-testtools` and `cargo-test-support`.
 //!
@@ -22,6 +22,7 @@
 
 pub mod crash;
 mod model;
+pub mod retrieval;
 mod sandbox;
 
 use std::sync::Arc;

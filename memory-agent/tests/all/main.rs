@@ -9,6 +9,7 @@ mod crash_dream;
 mod extract_rendering;
 mod fuzz_regressions;
 mod http_model;
+mod live_index;
 mod nudge;
 mod persistence;
 mod pi_session_tools;

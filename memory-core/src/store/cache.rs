@@ -13,13 +13,14 @@ use memory_index::{is_entry_candidate, parse_entry};
 
 use super::Store;
 use super::types::{StoredEntry, Version};
+use super::watch::{Changes, Watch};
 use crate::error::StoreError;
 
 /// Entry files larger than this are not read at all (treated as unparseable, left alone).
 const MAX_READ_BYTES: u64 = 16 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
+pub(super) struct Stamp {
     dev: u64,
     ino: u64,
     len: u64,
@@ -28,6 +29,30 @@ struct Stamp {
 }
 
 impl Stamp {
+    /// The seven numbers of the stamp (for persisting it).
+    pub(super) fn words(self) -> [i64; 7] {
+        [
+            self.dev as i64,
+            self.ino as i64,
+            self.len as i64,
+            self.mtime.0,
+            self.mtime.1,
+            self.ctime.0,
+            self.ctime.1,
+        ]
+    }
+
+    /// The stamp of [`Stamp::words`].
+    pub(super) fn from_words(w: [i64; 7]) -> Stamp {
+        Stamp {
+            dev: w[0] as u64,
+            ino: w[1] as u64,
+            len: w[2] as u64,
+            mtime: (w[3], w[4]),
+            ctime: (w[5], w[6]),
+        }
+    }
+
     // The field types of `struct stat` differ between targets; the casts are no-ops here.
     #[allow(clippy::unnecessary_cast)]
     fn of(st: &rustix::fs::Stat) -> Self {
@@ -72,9 +97,9 @@ fn stat_all(dir: &rustix::fd::OwnedFd, names: &[String]) -> Vec<Option<Stamp>> {
     })
 }
 
-struct CacheRow {
-    stamp: Stamp,
-    entry: Option<Arc<StoredEntry>>,
+pub(super) struct CacheRow {
+    pub(super) stamp: Stamp,
+    pub(super) entry: Option<Arc<StoredEntry>>,
     /// The scan that last saw this file (rows of vanished files are dropped).
     generation: u64,
 }
@@ -83,19 +108,50 @@ struct CacheRow {
 /// reused as-is while no row changed (the warm path allocates no strings for sorting).
 #[derive(Default)]
 pub(super) struct Cache {
-    rows: HashMap<String, CacheRow>,
+    pub(super) rows: HashMap<String, CacheRow>,
     /// Entry files parsed since the store was created (cache misses).
     pub(super) parsed: u64,
     generation: u64,
     sorted: Vec<Arc<StoredEntry>>,
     sorted_valid: bool,
+    /// File-system notifications narrowing the warm listing ([`Store::watch`]).
+    pub(super) watch: Option<Watch>,
+    /// [`Store::watch`] was called: re-establish a watch that broke.
+    pub(super) watch_wanted: bool,
+    /// Listings answered from the watch (no full stat scan).
+    pub(super) watched_listings: u64,
+    /// A row was dropped since `sorted` was built (our own write): rebuild the order.
+    resort_needed: bool,
 }
 
 impl Cache {
     /// Forgets one file (after we wrote, moved or removed it).
     pub(super) fn invalidate(&mut self, file: &str) {
         self.rows.remove(file);
-        self.sorted_valid = false;
+        match &self.watch {
+            // The next listing looks at this name and rebuilds the order.
+            Some(w) if w.healthy() => {
+                w.touch(file);
+                self.resort_needed = true;
+            }
+            _ => self.sorted_valid = false,
+        }
+    }
+
+    fn resort(&mut self) {
+        let mut entries: Vec<Arc<StoredEntry>> =
+            self.rows.values().filter_map(|r| r.entry.clone()).collect();
+        entries.sort_by(|a, b| {
+            memory_index::compare_modified_then_file(
+                &a.meta.modified,
+                &a.file,
+                &b.meta.modified,
+                &b.file,
+            )
+        });
+        self.sorted = entries;
+        self.sorted_valid = true;
+        self.resort_needed = false;
     }
 }
 
@@ -110,8 +166,95 @@ impl Store {
     /// Lists the directory through the cache. `with_names` also collects every directory
     /// entry's name (writes need them to pick free file names; reads do not pay for it).
     pub(super) fn scan_with(&self, with_names: bool) -> Result<Scan, StoreError> {
+        if !with_names && let Some(entries) = self.watched_listing() {
+            return Ok(Scan {
+                entries,
+                names: HashSet::new(),
+            });
+        }
+        self.full_scan(with_names)
+    }
+
+    /// The listing from the watch: only the names the kernel reported are looked at. `None`
+    /// when the watch cannot vouch for the directory (then the full scan runs).
+    fn watched_listing(&self) -> Option<Vec<Arc<StoredEntry>>> {
+        let mut cache = self.cache.lock();
+        let cache = &mut *cache;
+        let watch = cache.watch.as_ref().filter(|w| w.healthy())?;
+        if !cache.sorted_valid {
+            return None;
+        }
+        let Changes::Names(names) = watch.take() else {
+            return None;
+        };
+        let mut changed = false;
+        for name in names {
+            if !is_entry_candidate(&name) {
+                continue;
+            }
+            let path = self.dir.join(&name);
+            let stamp = rustix::fs::lstat(path.as_std_path())
+                .ok()
+                .filter(|st| {
+                    rustix::fs::FileType::from_raw_mode(st.st_mode)
+                        == rustix::fs::FileType::RegularFile
+                })
+                .map(|st| Stamp::of(&st));
+            match stamp {
+                None => changed |= cache.rows.remove(&name).is_some(),
+                Some(stamp) => {
+                    if cache.rows.get(&name).is_some_and(|r| r.stamp == stamp) {
+                        continue;
+                    }
+                    let entry = read_entry_file(path.as_std_path(), &name).map(Arc::new);
+                    cache.parsed += 1;
+                    cache.rows.insert(
+                        name,
+                        CacheRow {
+                            stamp,
+                            entry,
+                            generation: cache.generation,
+                        },
+                    );
+                    changed = true;
+                }
+            }
+        }
+        if changed || cache.resort_needed {
+            cache.resort();
+        }
+        cache.watched_listings += 1;
+        Some(cache.sorted.clone())
+    }
+
+    /// Starts file-system notifications for this directory if they are not running; see
+    /// [`Store::watch`].
+    pub(super) fn start_watch(&self) -> bool {
+        let mut cache = self.cache.lock();
+        cache.watch_wanted = true;
+        if cache.watch.as_ref().is_some_and(Watch::healthy) {
+            return true;
+        }
+        cache.watch = Watch::start(self.dir.as_std_path());
+        // Whatever happened before the watch started is unknown to it.
+        cache.sorted_valid = false;
+        cache.watch.is_some()
+    }
+
+    /// One `readdir` plus one `lstat` per candidate: the source of truth.
+    fn full_scan(&self, with_names: bool) -> Result<Scan, StoreError> {
         use rustix::fs::{Dir, FileType, Mode, OFlags};
         let list_err = |e: io::Error| StoreError::io("listing", &self.dir, e);
+        {
+            let mut cache = self.cache.lock();
+            if cache.watch_wanted && !cache.watch.as_ref().is_some_and(Watch::healthy) {
+                cache.watch = Watch::start(self.dir.as_std_path());
+            }
+            // Changes reported from now on are looked at again by the next listing.
+            if let Some(w) = &cache.watch {
+                w.clear();
+            }
+        }
         let fd = match rustix::fs::open(
             self.dir.as_std_path(),
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
@@ -119,7 +262,10 @@ impl Store {
         ) {
             Ok(fd) => fd,
             Err(rustix::io::Errno::NOENT) => {
-                *self.cache.lock() = Cache::default();
+                let mut cache = self.cache.lock();
+                let wanted = cache.watch_wanted;
+                *cache = Cache::default();
+                cache.watch_wanted = wanted;
                 return Ok(Scan {
                     entries: Vec::new(),
                     names: HashSet::new(),
@@ -185,21 +331,7 @@ impl Store {
             changed = true;
         }
         if changed {
-            let mut entries: Vec<Arc<StoredEntry>> = cache
-                .rows
-                .values()
-                .filter_map(|r| r.entry.clone())
-                .collect();
-            entries.sort_by(|a, b| {
-                memory_index::compare_modified_then_file(
-                    &a.meta.modified,
-                    &a.file,
-                    &b.meta.modified,
-                    &b.file,
-                )
-            });
-            cache.sorted = entries;
-            cache.sorted_valid = true;
+            cache.resort();
         }
         Ok(Scan {
             entries: cache.sorted.clone(),
@@ -210,6 +342,42 @@ impl Store {
     /// A listing with every directory name (what writes need).
     pub(super) fn scan(&self) -> Result<Scan, StoreError> {
         self.scan_with(true)
+    }
+
+    /// The cache's rows, for persisting them.
+    pub(super) fn cache_rows(&self) -> Vec<(String, Stamp, Option<Arc<StoredEntry>>)> {
+        let cache = self.cache.lock();
+        let mut rows: Vec<_> = cache
+            .rows
+            .iter()
+            .map(|(name, row)| (name.clone(), row.stamp, row.entry.clone()))
+            .collect();
+        rows.sort_by(|a, b| a.0.cmp(&b.0));
+        rows
+    }
+
+    /// Seeds an empty cache with persisted rows; the next listing checks every stamp.
+    pub(super) fn seed_rows(
+        &self,
+        rows: impl IntoIterator<Item = (String, Stamp, Option<Arc<StoredEntry>>)>,
+    ) -> usize {
+        let mut cache = self.cache.lock();
+        if !cache.rows.is_empty() {
+            return 0;
+        }
+        let generation = cache.generation;
+        for (name, stamp, entry) in rows {
+            cache.rows.insert(
+                name,
+                CacheRow {
+                    stamp,
+                    entry,
+                    generation,
+                },
+            );
+        }
+        cache.sorted_valid = false;
+        cache.rows.len()
     }
 }
 

@@ -8,6 +8,7 @@
 mod cache;
 mod round;
 pub(crate) mod types;
+mod watch;
 mod write;
 
 use std::io;
@@ -37,6 +38,9 @@ use write::STANDALONE;
 pub const INDEX_FILE: &str = memory_index::INDEX_FILE_NAME;
 /// The dream bookkeeping file (PM-69).
 pub const DREAM_META_FILE: &str = ".dream-meta.json";
+/// The directory of files kept beside the memories only to go faster (the persisted
+/// lexical index): a dot directory, so pi-memory, listings and snapshots never look at it.
+pub const CACHE_DIR: &str = ".pimem";
 /// Largest body a write accepts (beyond the original, which had no limit: a multi-megabyte
 /// "memory" is always a mistake and would be cut at injection anyway).
 pub const MAX_BODY_BYTES: usize = 1 << 20;
@@ -72,6 +76,42 @@ pub struct CacheStats {
     /// Entry files read and parsed since the store was created (each cache miss; an
     /// unchanged file is never read twice).
     pub parsed: u64,
+    /// Listings answered from file-system notifications, without the full stat scan.
+    pub watched: u64,
+    /// Whether a watch is running now.
+    pub watching: bool,
+    /// Files in the cache now.
+    pub files: usize,
+}
+
+/// What a file looked like when the listing cache read it (device, inode, size, mtime,
+/// ctime): an unchanged stamp means unchanged bytes (PM-43). Persisted by hosts that keep
+/// the cache across processes ([`Store::cached_files`], [`Store::seed_cache`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStamp(cache::Stamp);
+
+impl FileStamp {
+    /// The stamp as seven numbers: device, inode, size, mtime s/ns, ctime s/ns.
+    pub fn to_words(self) -> [i64; 7] {
+        self.0.words()
+    }
+
+    /// The stamp of [`FileStamp::to_words`].
+    pub fn from_words(words: [i64; 7]) -> FileStamp {
+        FileStamp(cache::Stamp::from_words(words))
+    }
+}
+
+/// One row of the listing cache: a candidate file, its stamp, and the entry read from it
+/// (`None` for a file that did not parse).
+#[derive(Debug, Clone)]
+pub struct CachedFile {
+    /// The file name in the memory directory.
+    pub file: String,
+    /// Its stamp when it was read.
+    pub stamp: FileStamp,
+    /// The entry, if the file parsed.
+    pub entry: Option<Arc<StoredEntry>>,
 }
 
 /// The memory store of one project directory. Cheap to share between threads (`&Store`).
@@ -110,9 +150,44 @@ impl Store {
 
     /// What the mtime cache did so far (PM-43).
     pub fn cache_stats(&self) -> CacheStats {
+        let cache = self.cache.lock();
         CacheStats {
-            parsed: self.cache.lock().parsed,
+            parsed: cache.parsed,
+            watched: cache.watched_listings,
+            watching: cache.watch.is_some(),
+            files: cache.rows.len(),
         }
+    }
+
+    /// Keeps the listing warm with file-system notifications (inotify on Linux): later
+    /// listings `lstat` only the files the kernel reported changed instead of every file.
+    /// Meant for long-lived processes; returns whether the watch runs. Changes made by any
+    /// process, editors writing in place included, are seen by the next listing; whenever
+    /// the notifications cannot vouch for the directory (overflow, an error, a network file
+    /// system, no directory yet) listings fall back to the full stat scan, which stays the
+    /// source of truth. See the `watch` module docs for the barrier that makes this exact.
+    pub fn watch(&self) -> bool {
+        self.start_watch()
+    }
+
+    /// The listing cache's rows (sorted by file), for persisting them.
+    pub fn cached_files(&self) -> Vec<CachedFile> {
+        self.cache_rows()
+            .into_iter()
+            .map(|(file, stamp, entry)| CachedFile {
+                file,
+                stamp: FileStamp(stamp),
+                entry,
+            })
+            .collect()
+    }
+
+    /// Seeds an empty listing cache with rows persisted by an earlier process, so that files
+    /// whose stamp did not change are not read again. The next listing still `lstat`s every
+    /// file and re-reads any whose stamp differs: persisted rows are never trusted over the
+    /// files. Returns how many rows were taken (0 when the cache was not empty).
+    pub fn seed_cache(&self, files: impl IntoIterator<Item = CachedFile>) -> usize {
+        self.seed_rows(files.into_iter().map(|f| (f.file, f.stamp.0, f.entry)))
     }
 
     /// Where standalone writes go (`Target::Store(self)`).
@@ -177,10 +252,12 @@ impl Store {
     }
 
     /// Removes temp files and lock-record files that crashed writers of this host left in
-    /// the directory (their pid is dead and they are over a minute old). Returns how many.
-    /// Best effort: a missing directory or an unremovable file is not an error.
+    /// the directory and in its `.pimem/` cache directory (their pid is dead and they are
+    /// over a minute old). Returns how many. Best effort: a missing directory or an
+    /// unremovable file is not an error.
     pub fn clean_stale_temps(&self) -> usize {
         clean_stale_temps(self.dir.as_std_path()).unwrap_or(0)
+            + clean_stale_temps(self.dir.join(CACHE_DIR).as_std_path()).unwrap_or(0)
     }
 
     /// The state of the cross-process lock.

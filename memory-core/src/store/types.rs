@@ -25,6 +25,16 @@ impl Version {
         out.copy_from_slice(&digest[..8]);
         Version(out)
     }
+
+    /// The eight bytes of the version (for persisting it).
+    pub fn to_bytes(self) -> [u8; 8] {
+        self.0
+    }
+
+    /// The version of [`Version::to_bytes`].
+    pub fn from_bytes(bytes: [u8; 8]) -> Version {
+        Version(bytes)
+    }
 }
 
 impl fmt::Display for Version {

@@ -11,3 +11,4 @@ mod hostile;
 mod mixed_concurrency;
 mod store;
 mod tool;
+mod watch;

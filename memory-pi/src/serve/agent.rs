@@ -49,6 +49,7 @@ pub(super) fn surface(server: &Server, session: &Session, prompt: &str) -> Optio
     if model.is_some() {
         server.status(session, "surfacing", Some("Searching relevant memories…"));
     }
+    session.warming.wait();
     let outcome = session.surfacer.lock().surface(&project.store, req);
     if model.is_some() {
         server.status(session, "surfacing", None);

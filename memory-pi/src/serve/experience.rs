@@ -20,12 +20,6 @@ use std::time::Duration;
 use memory_core::Task;
 use memory_runlog::summary::{SummaryJob, failed_note, no_model_note, summarize};
 use memory_runlog::texts::{self, EN, fill};
-
-/// The catalog for what the user of this session reads (the `experience` tool's results,
-/// which the model reads, stay [`EN`]).
-fn user_texts(session: &Session) -> &'static texts::Catalog {
-    texts::catalog(memory_core::ui_language(&session.cfg))
-}
 use memory_runlog::{
     Recorded, RunLog, RunNo, SessionStart, Stamped, SummaryState, Writer, now_ms, runlog_dir,
 };
@@ -42,6 +36,12 @@ use super::protocol::{
 use super::rpc::RpcError;
 use super::session::Session;
 use crate::experience::{self as read, Sub};
+
+/// The catalog for what the user of this session reads (the `experience` tool's results,
+/// which the model reads, stay [`EN`]).
+fn user_texts(session: &Session) -> &'static texts::Catalog {
+    texts::catalog(memory_core::ui_language(&session.cfg))
+}
 
 /// Events held while no session is known yet; more are counted as dropped.
 const MAX_PENDING: usize = 10_000;

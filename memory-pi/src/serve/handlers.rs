@@ -108,17 +108,13 @@ pub(super) fn session_start(
     let nudge = agent::nudge(&session);
     let lock_timeout_ms = session.cfg.lock.timeout_ms;
     server.set_session(session.clone());
-    // Read every entry now, while pi is still starting, so the first surfacing finds the
-    // store's cache warm.
+    // Warm up now, while pi is still starting, so the first surfacing finds the listing
+    // and the lexical index ready (see `warm`).
     if session.project_if_open().is_some() && !session.info.child {
-        server.tasks.spawn("pimem-warm", move || {
-            if let Some(p) = session.project_if_open() {
-                let _ = p.store.list();
-                // Temp and lock-record files left by killed processes (dot files, invisible
-                // to listings) are tidied here, off the critical path.
-                p.store.clean_stale_temps();
-            }
-        });
+        let warming = super::index::Warming::begin(session.clone());
+        server
+            .tasks
+            .spawn("pimem-warm", move || super::index::warm(&session, warming));
     }
     Ok(SessionStartResult {
         section: value,
@@ -241,11 +237,14 @@ pub(super) fn tool_execute(
     };
     let out = {
         let mut versions = session.versions.lock();
-        tool::execute(
+        // The session's lexical index answers the duplicate check of `add`.
+        let mut surfacer = session.surfacer.lock();
+        tool::execute_with(
             Target::Store(&project.store),
             MAIN_ACTIONS,
             args,
             Some(session.sessions.as_ref()),
+            Some(surfacer.index_mut()),
             &mut versions,
         )
     };
@@ -393,6 +392,9 @@ pub(super) fn shutdown(server: &Server, _: ShutdownParams) -> Result<ShutdownRes
     let finished = server.tasks.wait_until_at_most(1, timeout);
     if !finished {
         server.tasks.cancel_all();
+    }
+    if let Some(session) = server.session() {
+        super::index::persist(&session);
     }
     Ok(ShutdownResult { finished })
 }

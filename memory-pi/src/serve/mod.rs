@@ -127,6 +127,7 @@ mod agent;
 mod ask;
 mod experience;
 mod handlers;
+mod index;
 mod pimodel;
 pub mod protocol;
 mod rpc;
@@ -134,6 +135,7 @@ mod section;
 mod session;
 mod sessions;
 mod tasks;
+mod trace;
 
 use std::io::{self, BufRead, Write};
 use std::panic::AssertUnwindSafe;
@@ -225,10 +227,13 @@ impl Server {
 pub fn run() -> Result<()> {
     // A long-lived process: reuse one lock record file per memory directory instead of
     // creating an inode per write (see `memory_lock::enable_lock_slots`).
+    trace::init();
+    trace::mark("start", "");
     memory_core::lock_slots::enable();
     let stdin = io::stdin();
     let result = serve(stdin.lock(), Box::new(io::stdout()));
     memory_core::lock_slots::release();
+    trace::mark("exit", "");
     result
 }
 
@@ -334,6 +339,7 @@ fn dispatch(server: &Arc<Server>, line: &[u8]) {
         return;
     };
     let params = msg.get("params").cloned().unwrap_or(Value::Null);
+    trace::mark("recv", &method);
     let is_start = method == "session/start";
     if is_start {
         server.start_begins();
@@ -351,6 +357,7 @@ fn dispatch(server: &Arc<Server>, line: &[u8]) {
             ))
         });
         worker.peer.respond(id, reply);
+        trace::mark("answered", &method);
     });
 }
 

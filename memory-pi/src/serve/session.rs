@@ -93,6 +93,8 @@ pub struct Session {
     pub surfacer: Mutex<Surfacer>,
     /// Versions the main agent has seen (compare-and-swap for its replace/remove).
     pub versions: Mutex<VersionBook>,
+    /// Set while the warm-up loads the index: the first surfacing waits for it.
+    pub(super) warming: super::index::Warming,
 }
 
 /// What `session/start` answers, besides the session itself.
@@ -264,6 +266,7 @@ pub(super) fn start(peer: &Peer, p: SessionStartParams) -> Started {
             }),
             surfacer: Mutex::new(surfacer),
             versions: Mutex::new(VersionBook::default()),
+            warming: super::index::Warming::default(),
         },
         record,
         notifications,

@@ -1,242 +1,107 @@
-//! Retrieval quality of the lexical surfacing selector, on a labelled set.
+//! Retrieval quality of the lexical surfacing selector, on the labelled set.
 //!
-//! `data.json` holds 72 memories in the style a coding agent writes them (build commands,
-//! gotchas, preferences, architecture facts, debugging history; 8 in Chinese), 134 realistic
-//! prompts that paraphrase rather than quote them, each labelled with its 1–3 relevant
-//! memories, and 33 prompts with no relevant memory (general questions, and coding requests
-//! that no memory is about). The memories are saved through a real
-//! [`Store`] (in a shuffled order, so `modified` is unrelated to topic) and every prompt goes
-//! through [`Surfacer::surface`] with the default configuration (lexical, `maxFiles` 3), exactly
-//! as a session's first turn would.
+//! The set (`ledger.json`, `atlas.json`, `orbit.json`, `unrelated.json` beside this file;
+//! loaded and scored by `testkit::retrieval`): three synthetic projects of 150+ memories
+//! each, written the way a coding agent writes them, ~600 prompts labelled with their 1–3
+//! relevant memories and a kind (paraphrase, typo, identifier, Chinese), and 68 prompts no
+//! memory is about, each run against every project. Every prompt is in the tuning half or the
+//! held-out half (a hash of its text); the ranker was tuned on the first only. The memories
+//! are saved through a real [`Store`](memory_core::Store) in a shuffled order and every
+//! prompt goes through [`Surfacer::surface`] with the default configuration (lexical,
+//! `maxFiles` 3), exactly as a session's first turn would.
 //!
-//! Measured: recall@3 (per prompt, relevant memories surfaced / min(3, relevant), averaged),
-//! the same for the no-model baseline "the 3 newest memories", the recall of the 20-candidate
-//! hybrid manifest, and how often an unrelated prompt surfaces nothing. Run with
-//! `cargo test -p memory-agent --test all retrieval -- --nocapture` to see the figures (and
-//! `RETRIEVAL_VERBOSE=1` for every miss); BENCHMARKS.md ("Retrieval quality") records them.
+//! `cargo xtask bench retrieval` prints the per-kind tables and the ablations recorded in
+//! BENCHMARKS.md ("Retrieval quality"); this test keeps floors a small margin under them.
 #![allow(clippy::unwrap_used)]
 
-use std::collections::HashMap;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
-
-use memory_agent::surfacing::{HYBRID_CANDIDATES, Surfacer};
-use memory_core::clock::Clock;
-use memory_core::{AddRequest, EntryType, Store, StoreOptions};
+use memory_agent::Surfacer;
+use memory_agent::surfacing::HYBRID_CANDIDATES;
 use memory_rank::{Cutoff, LexicalDoc, LexicalIndex};
-use serde::Deserialize;
+use testkit::retrieval::{Corpus, Dataset, Half, evaluate};
 
-/// Floors a few points under the measured figures (see BENCHMARKS.md).
-/// Measured 0.752 (2026-11-29).
-const RECALL_AT_3_FLOOR: f64 = 0.72;
-/// Measured 0.970.
-const HYBRID_CANDIDATE_RECALL_FLOOR: f64 = 0.94;
-/// Measured 31/33 = 0.939.
-const UNRELATED_SILENT_FLOOR: f64 = 0.90;
-
-#[derive(Deserialize)]
-struct Data {
-    memories: Vec<Memory>,
-    queries: Vec<Query>,
-    unrelated: Vec<String>,
-}
-
-#[derive(Deserialize)]
-struct Memory {
-    name: String,
-    #[serde(rename = "type")]
-    entry_type: String,
-    description: String,
-    body: String,
-}
-
-#[derive(Deserialize)]
-struct Query {
-    query: String,
-    relevant: Vec<String>,
-}
-
-fn load() -> Data {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/all/retrieval/data.json");
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-/// A store holding every memory, added in a fixed shuffled order one minute apart.
-fn store(data: &Data, sb: &testkit::Sandbox) -> Store {
-    let minute = Arc::new(AtomicI64::new(0));
-    let tick = Arc::clone(&minute);
-    let clock = Clock::from_fn(move || {
-        let m = tick.load(Ordering::SeqCst);
-        jiff::Timestamp::from_second(1_790_000_000 + m * 60).unwrap()
-    });
-    let store = Store::new(
-        sb.path("proj"),
-        StoreOptions {
-            clock,
-            ..StoreOptions::default()
-        },
-    );
-    let n = data.memories.len();
-    // 31 is coprime with 72: a permutation unrelated to the order of the file.
-    for i in 0..n {
-        let m = &data.memories[(i * 31) % n];
-        minute.store(i as i64, Ordering::SeqCst);
-        store
-            .add(AddRequest {
-                name: m.name.clone(),
-                description: Some(m.description.clone()),
-                entry_type: Some(m.entry_type.parse::<EntryType>().unwrap()),
-                body: m.body.clone(),
-                created: None,
-            })
-            .unwrap();
-    }
-    store
-}
-
-/// Relevant memories found among `picked`, over min(3, relevant).
-fn recall(picked: &[String], relevant: &[String]) -> f64 {
-    let hits = relevant.iter().filter(|r| picked.contains(r)).count();
-    hits as f64 / relevant.len().min(3) as f64
-}
+/// Floors under the measured figures (2026-11-30, after the leakage audit removed the
+/// synonym groups and glossary entries only held-out prompts needed: recall@3 0.766 tuning,
+/// 0.748 held-out; false surfacing 4.0 % and 3.8 %; hybrid candidates 0.963 and 0.960).
+const RECALL_AT_3_FLOOR: [(Half, f64); 2] = [(Half::Tuning, 0.75), (Half::HeldOut, 0.74)];
+const FALSE_SURFACING_CEILING: f64 = 0.05;
+const HYBRID_CANDIDATE_FLOOR: f64 = 0.95;
 
 #[test]
-fn lexical_recall_at_3_beats_newest_3_and_unrelated_prompts_stay_silent() {
-    let data = load();
-    assert!(data.memories.len() >= 60 && data.queries.len() >= 120);
+fn lexical_surfacing_meets_its_floors_on_both_halves() {
+    let data = Dataset::load();
+    assert_eq!(data.projects.len(), 3);
+    for p in &data.projects {
+        assert!(p.memories.len() >= 150, "{}: {}", p.name, p.memories.len());
+    }
+    let labelled: usize = data.projects.iter().map(|p| p.queries.len()).sum();
+    assert!(labelled >= 300 && data.unrelated.len() >= 60);
+
     let sb = testkit::Sandbox::new();
-    let store = store(&data, &sb);
-    let entries = store.list().unwrap();
-    assert_eq!(entries.len(), data.memories.len());
-    let name_of: HashMap<&str, &str> = entries
+    let corpora: Vec<Corpus> = data
+        .projects
         .iter()
-        .map(|e| (e.file.as_str(), e.meta.name.as_str()))
+        .map(|p| Corpus::build(p, &sb.path(&p.name)))
         .collect();
-    let newest: Vec<String> = entries
+    let mut surfacers: Vec<Surfacer> = corpora.iter().map(|_| Surfacer::default()).collect();
+    let report = evaluate(&data, &corpora, |i, c, prompt| {
+        let s = &mut surfacers[i];
+        s.reset();
+        c.names(&s.surface(&c.store, prompt).unwrap().files)
+    });
+    let newest = evaluate(&data, &corpora, |_, c, _| {
+        c.entries
+            .iter()
+            .rev()
+            .take(3)
+            .map(|e| e.meta.name.clone())
+            .collect()
+    });
+    let indexes: Vec<LexicalIndex> = corpora
         .iter()
-        .rev()
-        .take(3)
-        .map(|e| e.meta.name.clone())
+        .map(|c| {
+            LexicalIndex::build(c.entries.iter().map(|e| LexicalDoc {
+                file: &e.file,
+                name: &e.meta.name,
+                description: &e.meta.description,
+                body: &e.body,
+                modified: &e.meta.modified,
+            }))
+        })
         .collect();
-    let index = LexicalIndex::build(entries.iter().map(|e| LexicalDoc {
-        file: &e.file,
-        name: &e.meta.name,
-        description: &e.meta.description,
-        body: &e.body,
-        modified: &e.meta.modified,
-    }));
+    let pool = evaluate(&data, &corpora, |i, c, prompt| {
+        let hits = indexes[i].rank_with(prompt, HYBRID_CANDIDATES, Cutoff::ANY, &|_| false);
+        c.names(&hits.into_iter().map(|h| h.file).collect::<Vec<_>>())
+    });
+    println!("{}", report.markdown());
 
-    let mut surfacer = Surfacer::default();
-    let verbose = std::env::var_os("RETRIEVAL_VERBOSE").is_some();
-    let (mut lexical, mut baseline, mut candidates, mut hit_any) = (0.0, 0.0, 0.0, 0usize);
-    for q in &data.queries {
-        surfacer.reset();
-        let out = surfacer.surface(&store, q.query.as_str()).unwrap();
-        let picked: Vec<String> = out
-            .files
-            .iter()
-            .map(|f| name_of[f.as_str()].to_owned())
-            .collect();
-        let r = recall(&picked, &q.relevant);
-        lexical += r;
-        hit_any += usize::from(r > 0.0);
-        baseline += recall(&newest, &q.relevant);
-        let pool: Vec<String> = index
-            .rank_with(&q.query, HYBRID_CANDIDATES, Cutoff::ANY, &|_| false)
-            .into_iter()
-            .map(|h| name_of[h.file.as_str()].to_owned())
-            .collect();
-        candidates += recall(&pool, &q.relevant);
-        if verbose && r < 1.0 {
-            eprintln!(
-                "MISS {:?}\n  want {:?}\n  got  {picked:?}",
-                q.query, q.relevant
-            );
-        }
-    }
-    let n = data.queries.len() as f64;
-    let (lexical, baseline, candidates) = (lexical / n, baseline / n, candidates / n);
-
-    let mut silent = 0usize;
-    for prompt in &data.unrelated {
-        surfacer.reset();
-        let out = surfacer.surface(&store, prompt.as_str()).unwrap();
-        if out.files.is_empty() {
-            silent += 1;
-        } else if verbose {
-            eprintln!("NOISE {prompt:?} -> {:?}", out.files);
-        }
-    }
-    let silent_rate = silent as f64 / data.unrelated.len() as f64;
-
-    // The precision/recall trade-off of the cutoff, for BENCHMARKS.md and future tuning.
-    println!("| min_score | min_score_single_term | recall@3 | unrelated silent |");
-    println!("|---|---|---|---|");
-    let defaults = Cutoff::SELECT;
-    for (min_score, single) in [
-        (0.0, 0.0),
-        (defaults.min_score, 0.0),
-        (defaults.min_score, 0.6),
-        (defaults.min_score, 0.7),
-        (defaults.min_score, defaults.min_score_single_term),
-        (defaults.min_score, 1.0),
-    ] {
-        let cutoff = Cutoff {
-            min_score,
-            min_score_single_term: single,
-        };
-        let mut r = 0.0;
-        for q in &data.queries {
-            let picked: Vec<String> = index
-                .rank_with(&q.query, 3, cutoff, &|_| false)
-                .into_iter()
-                .map(|h| name_of[h.file.as_str()].to_owned())
-                .collect();
-            r += recall(&picked, &q.relevant);
-        }
-        let quiet = data
-            .unrelated
-            .iter()
-            .filter(|u| index.rank_with(u, 3, cutoff, &|_| false).is_empty())
-            .count();
+    for (half, floor) in RECALL_AT_3_FLOOR {
+        let s = report.labelled(half);
+        let baseline = newest.labelled(half).recall_at_3();
         println!(
-            "| {min_score} | {single} | {:.3} | {quiet}/{} |",
-            r / n,
-            data.unrelated.len()
+            "{}: recall@3 {:.3} (newest-3 {baseline:.3}), false surfacing {:.3}, hybrid candidates {:.3}",
+            half.as_str(),
+            s.recall_at_3(),
+            report.false_surfacing(half),
+            pool.labelled(half).hit_rate()
+        );
+        assert!(
+            s.recall_at_3() >= floor,
+            "{} recall@3 {:.3} < {floor}",
+            half.as_str(),
+            s.recall_at_3()
+        );
+        assert!(s.recall_at_3() > baseline + 0.5);
+        assert!(
+            report.false_surfacing(half) <= FALSE_SURFACING_CEILING,
+            "{} false surfacing {:.3}",
+            half.as_str(),
+            report.false_surfacing(half)
+        );
+        assert!(
+            pool.labelled(half).hit_rate() >= HYBRID_CANDIDATE_FLOOR,
+            "{} hybrid candidates {:.3}",
+            half.as_str(),
+            pool.labelled(half).hit_rate()
         );
     }
-    println!(
-        "retrieval: {} memories, {} labelled prompts, {} unrelated prompts",
-        data.memories.len(),
-        data.queries.len(),
-        data.unrelated.len()
-    );
-    println!("lexical recall@3: {:.3}", lexical);
-    println!(
-        "lexical prompts with at least one relevant memory surfaced: {:.3}",
-        hit_any as f64 / n
-    );
-    println!("newest-3 baseline recall@3: {:.3}", baseline);
-    println!(
-        "hybrid manifest (lexical top {HYBRID_CANDIDATES}, any overlap) recall: {:.3}",
-        candidates
-    );
-    println!(
-        "unrelated prompts surfacing nothing: {silent}/{} = {:.3}",
-        data.unrelated.len(),
-        silent_rate
-    );
-    assert!(lexical >= RECALL_AT_3_FLOOR, "recall@3 {lexical:.3}");
-    assert!(
-        lexical > baseline + 0.5,
-        "lexical {lexical:.3} vs newest-3 {baseline:.3}"
-    );
-    assert!(
-        candidates >= HYBRID_CANDIDATE_RECALL_FLOOR,
-        "hybrid candidate recall {candidates:.3}"
-    );
-    assert!(
-        silent_rate >= UNRELATED_SILENT_FLOOR,
-        "unrelated silent rate {silent_rate:.3}"
-    );
 }
