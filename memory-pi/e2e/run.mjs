@@ -13,10 +13,15 @@ import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { paScenarios } from "./pa.mjs";
+import { packageScenarios } from "./packages.mjs";
 import { RpcPi } from "./rpc.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const EXT = join(HERE, "..", "extension");
+// `cargo xtask e2e --installed` sets PIMEM_E2E_INSTALLED to the agent dir `pi install
+// npm:@pimem/pi` installed into: the suite then loads that copy and gives pi no PIMEM_BIN (the
+// runner's own PIMEM_BIN is the installed binary, for its direct `pimem` calls).
+const INSTALLED = process.env.PIMEM_E2E_INSTALLED;
+const EXT = INSTALLED ? join(INSTALLED, "npm", "node_modules", "@pimem", "pi") : join(HERE, "..", "extension");
 const RELOAD_EXT = join(HERE, "reload-ext.ts");
 const { PI_CLI, PIMEM_BIN } = process.env;
 if (!PI_CLI || !PIMEM_BIN) {
@@ -107,8 +112,8 @@ const HOME = join(W, "home");
 mkdirSync(HOME);
 function env(agent, extra = {}) {
 	const e = { ...process.env };
-	for (const k of ["PI_SESSION_ID", "PI_SESSION_FILE", "PI_MEMORY_PARENT", "XDG_CONFIG_HOME"]) delete e[k];
-	Object.assign(e, { HOME, PI_CODING_AGENT_DIR: agent, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0", PIMEM_BIN }, extra);
+	for (const k of ["PI_SESSION_ID", "PI_SESSION_FILE", "PI_MEMORY_PARENT", "XDG_CONFIG_HOME", ...(INSTALLED ? ["PIMEM_BIN"] : [])]) delete e[k];
+	Object.assign(e, { HOME, PI_CODING_AGENT_DIR: agent, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0", ...(INSTALLED ? {} : { PIMEM_BIN }) }, extra);
 	for (const [k, v] of Object.entries(extra)) if (v === undefined) delete e[k];
 	return e;
 }
@@ -403,6 +408,9 @@ await (await import("./pisession.mjs")).run({ W, HERE, EXT, RELOAD_EXT, PI_CLI, 
 
 // ================================================================== pi-auto-memory (pa.mjs)
 await paScenarios({ W, HOME, EXT, PI_CLI, env, check, eq, pi, rpc, pimem, mark, makeAgent, requests, sectionIn, turnUserTexts, toolTexts, dirState });
+
+// ================================================================== npm packaging (packages.mjs)
+await packageScenarios({ W, EXT, PIMEM_BIN, INSTALLED, pi, makeAgent, check, eq, requests, toolTexts, call, agent: A1, project: P1 });
 
 // ------------------------------------------------------------------ done
 fake.kill();

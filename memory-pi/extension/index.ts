@@ -8,8 +8,10 @@
 // pi-session (the search-session and ask-session tools, @s:/@as: references) is ./sessions.ts,
 // registered from here and forwarding to the same sidecar.
 //
-// The binary is found via $PIMEM_BIN, then ./bin/pimem next to this file (put there by
-// `cargo xtask install`), then `pimem` on PATH.
+// The binary is found via $PIMEM_BIN, then the npm platform package (@pimem/<platform>, an
+// optional dependency of this package, resolved from this file with createRequire), then
+// ./bin/pimem next to this file (put there by `cargo xtask install`), then `pimem` on PATH.
+// A shipped binary that lost its exec bit (some unpackers drop it) gets it back.
 //
 // Startup cost matters (it is paid before every first model request), so this file imports
 // nothing from pi at run time (importing the pi package costs ~10 ms; the agent directory is
@@ -26,7 +28,8 @@
 // declarations. Both are imported as types only, so nothing is loaded at run time.
 // `cargo xtask e2e` type-checks this file (tsc --noEmit, ./tsconfig.json).
 import { type ChildProcess, spawn } from "node:child_process";
-import { accessSync, appendFileSync, constants, readFileSync, statSync } from "node:fs";
+import { accessSync, appendFileSync, chmodSync, constants, readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -119,6 +122,22 @@ function isExecutable(path: string): boolean {
 	}
 }
 
+/**
+ * A binary this package ships: executable, or made so when it lost its exec bit (an unpacker
+ * or a copy that dropped the mode). False when it is missing or cannot be made executable.
+ */
+function shippedExecutable(path: string): boolean {
+	if (isExecutable(path)) return true;
+	try {
+		const st = statSync(path);
+		if (!st.isFile()) return false;
+		chmodSync(path, st.mode | 0o111);
+	} catch {
+		return false;
+	}
+	return isExecutable(path);
+}
+
 const HERE = typeof import.meta?.url === "string" ? dirname(fileURLToPath(import.meta.url)) : __dirname;
 
 /** pi's agent directory, as pi's getAgentDir computes it. */
@@ -128,20 +147,92 @@ function agentDir(): string {
 	return join(homedir(), ".pi", "agent");
 }
 
-/** $PIMEM_BIN, then <this package>/bin/pimem, then PATH. */
-function findBinary(): { path?: string; error?: string } {
+/** This package on npm; the binaries are in `@pimem/<platform key>`, one package each. */
+const MAIN_PACKAGE = "@pimem/pi";
+/** The platforms a binary package is published for (package.json optionalDependencies). */
+const PLATFORM_KEYS = ["linux-x64-gnu", "linux-x64-musl", "linux-arm64-gnu", "linux-arm64-musl", "darwin-x64", "darwin-arm64"];
+
+/**
+ * Whether this Node runs on musl, as npm decides for a package's `libc`: a glibc build of Node
+ * reports its glibc version. Costs ~50 ms, so it is asked only when the installed packages do
+ * not settle the question.
+ */
+function isMusl(): boolean {
+	try {
+		const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: unknown } } | undefined;
+		return !report?.header?.glibcVersionRuntime;
+	} catch {
+		return false;
+	}
+}
+
+/** The platform keys that may fit this machine, best first (Linux: either libc until asked). */
+function platformCandidates(): string[] {
+	const base = `${process.platform}-${process.arch}`;
+	return process.platform === "linux" ? [`${base}-gnu`, `${base}-musl`] : [base];
+}
+
+/** This machine's platform key, e.g. `linux-x64-gnu`. */
+function platformKey(): string {
+	const base = `${process.platform}-${process.arch}`;
+	return process.platform === "linux" ? `${base}-${isMusl() ? "musl" : "gnu"}` : base;
+}
+
+/** Where the binary is (and the platform package it came from), or why it is not there. */
+type Found = { path?: string; pkg?: string; error?: string };
+
+/** `@pimem/<key>/bin/pimem` of the platform packages npm installed next to this one. */
+function fromPlatformPackage(): Found {
+	let require: NodeJS.Require;
+	try {
+		require = createRequire(typeof import.meta?.url === "string" ? import.meta.url : join(HERE, "index.ts"));
+	} catch {
+		return {};
+	}
+	const installed: { key: string; bin: string }[] = [];
+	for (const key of platformCandidates()) {
+		try {
+			installed.push({ key, bin: join(dirname(require.resolve(`@pimem/${key}/package.json`)), "bin", BIN_NAME) });
+		} catch {
+			// not installed: npm skips the platform packages that do not match this machine
+		}
+	}
+	// Both libc builds installed by hand: the one npm would have chosen.
+	const chosen = installed.length > 1 ? (installed.find((p) => p.key === platformKey()) ?? installed[0]) : installed[0];
+	if (!chosen) return {};
+	if (shippedExecutable(chosen.bin)) return { path: chosen.bin, pkg: `@pimem/${chosen.key}` };
+	return {
+		error: `pimem: the platform package @pimem/${chosen.key} is installed but ${chosen.bin} is missing or cannot be made executable, so memory is off for this session. Reinstall it: \`pi install npm:${MAIN_PACKAGE}\`, or set PIMEM_BIN to a pimem binary.`,
+	};
+}
+
+/** $PIMEM_BIN, then the platform package, then <this package>/bin/pimem, then PATH. */
+function findBinary(): Found {
+	// Decision: an explicit PIMEM_BIN wins over the platform package (as ESBUILD_BINARY_PATH
+	// does for esbuild): it is how a user runs a self-built pimem with an npm-installed
+	// extension, and how the e2e suite substitutes broken or foreign sidecars.
 	const fromEnv = process.env.PIMEM_BIN;
 	if (fromEnv) {
 		if (isExecutable(fromEnv)) return { path: fromEnv };
 		return { error: `pimem: PIMEM_BIN=${fromEnv} is not an executable file. Point it at the pimem binary, or unset it and run \`cargo xtask install\` in the pimem checkout.` };
 	}
+	const packaged = fromPlatformPackage();
+	if (packaged.path) return packaged;
 	const local = join(HERE, "bin", BIN_NAME);
-	if (isExecutable(local)) return { path: local };
+	if (shippedExecutable(local)) return { path: local };
 	for (const dir of (process.env.PATH ?? "").split(delimiter)) {
 		if (dir && isExecutable(join(dir, BIN_NAME))) return { path: join(dir, BIN_NAME) };
 	}
+	if (packaged.error) return packaged;
+	const key = platformKey();
+	const version = clientVersion();
+	const install = PLATFORM_KEYS.includes(key)
+		? `It comes in the npm package @pimem/${key}, an optional dependency of ${MAIN_PACKAGE} that npm installs on this platform: reinstall with \`pi install npm:${MAIN_PACKAGE}\` (with optional dependencies; not --omit=optional), or add it next to ${MAIN_PACKAGE} with \`npm install @pimem/${key}@${version}\`.`
+		: process.platform === "win32"
+			? "pimem does not run on Windows yet (its file locking is Unix-only): run pi under WSL, where npm installs the Linux package."
+			: `No npm package ships pimem for ${key}: build it from source (\`cargo xtask install\` in the pimem checkout) or set PIMEM_BIN to it.`;
 	return {
-		error: `pimem: the pimem binary was not found (checked $PIMEM_BIN, ${local} and PATH), so memory is off for this session. Run \`cargo xtask install\` in the pimem checkout, or set PIMEM_BIN to the binary.`,
+		error: `pimem: the pimem binary was not found (checked $PIMEM_BIN, @pimem/${key}, ${local} and PATH), so memory is off for this session. ${install} From a checkout: \`cargo xtask install\`, or set PIMEM_BIN to the binary.`,
 	};
 }
 
@@ -182,12 +273,16 @@ class Sidecar {
 	private nextId = 1;
 	private buf = "";
 	private dead: string | undefined;
+	/** Whether the sidecar has written a line yet. */
+	private heard = false;
 	private closing = false;
 	private detached = false;
 	private readonly exited: Promise<void>;
 
 	constructor(
 		bin: string,
+		/** The platform package `bin` came from, if any (named when it cannot run). */
+		pkg: string | undefined,
 		readonly cwd: string,
 		private readonly serveRequest: (method: string, params: unknown) => Promise<unknown>,
 		private readonly onNotification: (method: string, params: unknown) => void,
@@ -195,8 +290,15 @@ class Sidecar {
 	) {
 		this.child = spawn(bin, ["serve"], { cwd, stdio: ["pipe", "pipe", "inherit"] });
 		this.exited = new Promise((resolve) => this.child.once("close", () => resolve()));
-		this.child.once("error", (e) => this.die(`pimem: cannot run ${bin}: ${e.message}`));
-		this.child.once("exit", (code, signal) => this.die(`pimem: the sidecar exited (${signal ?? `code ${code}`}); memory is off for the rest of this session`));
+		// A platform package's binary that cannot start here (another CPU or libc): the spawn
+		// fails, or a shell fallback exits before the sidecar says anything.
+		const foreign = (why: string) =>
+			`pimem: ${bin} is from ${pkg}, which does not run here (${why}): reinstall with \`pi install npm:${MAIN_PACKAGE}\` so npm picks this machine's platform package (${platformKey()}), or set PIMEM_BIN to a pimem binary; memory is off for this session`;
+		this.child.once("error", (e) => this.die(pkg ? foreign(e.message) : `pimem: cannot run ${bin}: ${e.message}; memory is off for this session`));
+		this.child.once("exit", (code, signal) => {
+			const how = signal ?? `code ${code}`;
+			this.die(pkg && !this.heard ? foreign(`it exited with ${how} before answering`) : `pimem: the sidecar exited (${how}); memory is off for the rest of this session`);
+		});
 		this.child.stdin?.on("error", () => undefined); // EPIPE after the sidecar died: reported via "exit"
 		this.child.stdout?.setEncoding("utf8");
 		this.child.stdout?.on("data", (chunk: string) => this.onData(chunk));
@@ -239,6 +341,7 @@ class Sidecar {
 	}
 
 	private onLine(line: string) {
+		this.heard = true;
 		let msg: Incoming;
 		try {
 			msg = JSON.parse(line);
@@ -587,7 +690,7 @@ export default function pimem(pi: ExtensionAPI) {
 	const spawnEarly = () => {
 		if (!binary.path) return;
 		mark("spawn");
-		const s = new Sidecar(binary.path, process.cwd(), serveRequest, onNotification, () => undefined);
+		const s = new Sidecar(binary.path, binary.pkg, process.cwd(), serveRequest, onNotification, () => undefined);
 		s.detach();
 		mark("spawned");
 		const init = initialize(s);
@@ -771,7 +874,7 @@ export default function pimem(pi: ExtensionAPI) {
 			report(reason);
 		};
 		const pre = takeEarly(ctx.cwd);
-		const s = pre?.s ?? new Sidecar(found.path, ctx.cwd, serveRequest, onNotification, onDeath);
+		const s = pre?.s ?? new Sidecar(found.path, found.pkg, ctx.cwd, serveRequest, onNotification, onDeath);
 		s.attach(onDeath);
 		let recorded: unknown = null;
 		const sectionPatches: unknown[] = [];

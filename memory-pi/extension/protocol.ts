@@ -48,7 +48,7 @@ export type InitializeParams = {
 	protocol: number,
 	/** The client's name (`pimem-pi`). */
 	client: string,
-	/** The extension's version. */
+	/** The extension's version. The `pimem-pi` extension's must equal this binary's version (`-32003` otherwise); other clients' is informational. */
 	clientVersion: string,
 };
 

@@ -6,7 +6,8 @@
 //! newline-delimited JSON-RPC from any `BufRead` and answers on any `Write`. The protocol is
 //! documented in [`serve`]. [`mcp`] (cargo feature `mcp`, on by default) serves the same
 //! memory to any MCP client; [`import`] and [`export`] move memories in from other tools and
-//! out as one document.
+//! out as one document. [`platform`] names this build for installers: its version text and
+//! the npm package that ships it.
 #![forbid(unsafe_code)]
 
 pub mod doctor;
@@ -15,4 +16,5 @@ pub mod export;
 pub mod import;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+pub mod platform;
 pub mod serve;

@@ -17,15 +17,20 @@ mod cli_io;
 mod cli_sessions;
 mod cli_tasks;
 
+use std::io::Write;
 use std::path::PathBuf;
+use std::sync::LazyLock;
 
 use anyhow::Result;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use memory_pi::serve;
+
+/// `pimem --version`: version, sidecar protocol and platform (`memory_pi::platform`).
+static VERSION: LazyLock<String> = LazyLock::new(memory_pi::platform::version_text);
 
 /// Persistent file-system memory for coding agents.
 #[derive(Parser)]
-#[command(name = "pimem", version, about)]
+#[command(name = "pimem", version = VERSION.as_str(), about)]
 struct Cli {
     /// Working directory whose project is meant [default: the current directory].
     #[arg(long, global = true, value_name = "PATH")]
@@ -110,6 +115,14 @@ enum Command {
     Import(cli_io::ImportArgs),
     /// Export the whole project memory as one JSON or Markdown document.
     Export(cli_io::ExportArgs),
+    /// Print a shell completion script: `pimem completions bash > /etc/bash_completion.d/pimem`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff); `cargo xtask dist` ships it as `pimem.1`.
+    #[command(hide = true)]
+    Man,
 }
 
 fn main() {
@@ -150,6 +163,17 @@ fn run(cli: Cli) -> Result<()> {
                 json: cli.json,
             };
             return cli_sessions::cmd_sessions(&at, args);
+        }
+        // Rendered into memory first: clap_complete panics on a failed write (`| head`).
+        Command::Completions { shell } => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "pimem", &mut script);
+            return Ok(std::io::stdout().write_all(&script)?);
+        }
+        Command::Man => {
+            let mut page = Vec::new();
+            clap_mangen::Man::new(Cli::command()).render(&mut page)?;
+            return Ok(std::io::stdout().write_all(&page)?);
         }
         _ => {}
     }
@@ -193,7 +217,9 @@ fn run(cli: Cli) -> Result<()> {
         | Command::Sessions(_)
         | Command::On
         | Command::Off
-        | Command::Doctor => {
+        | Command::Doctor
+        | Command::Completions { .. }
+        | Command::Man => {
             unreachable!("dispatched above")
         }
     }

@@ -3,8 +3,9 @@
 //! * `ci`: format check, clippy with warnings denied, every test (the tidy checks included),
 //!   `cargo doc` of the library crates with rustdoc warnings denied, the `examples/agent`
 //!   program against its scripted model, `cargo package` of the library crates (verified
-//!   against each other), then `e2e`. This is the README's test command and what `.ci/run`
-//!   executes on a clean clone.
+//!   against each other), then `e2e`, then `e2e --installed --quick` (this machine's platform
+//!   package around the debug binary `e2e` built). This is the README's test command and what `.ci/run` executes on a clean
+//!   clone.
 //!
 //! * `e2e`: builds `pimem`, installs the pinned pi host (Node 22 and pi 1.6.0 from the npm
 //!   registry, cached in `~/.cache/pimem-e2e`; `PIMEM_E2E_CACHE` moves it) with the pinned
@@ -12,6 +13,18 @@
 //!   compares memory-js' collation with Node's `localeCompare`, runs the headless pi
 //!   suite in `memory-pi/e2e/` against a scripted local model, then `pimem mcp` under the
 //!   official MCP TypeScript SDK (`memory-pi/e2e/mcp.mjs`).
+//!
+//! * `e2e --installed [--dist DIR | --quick]`: the npm packages as a user gets them: packs
+//!   them (`dist` for this machine's platform, `dist --quick` with `--quick`, or takes `DIR`), runs `pi install npm:@pimem/pi` against a
+//!   local registry in a temporary HOME with no cargo and no `PIMEM_BIN`, checks that only this
+//!   platform's binary package landed, and runs the whole pi suite against that copy
+//!   (`installed.rs`).
+//!
+//! * `dist [--out DIR] [--targets KEY,...|host|linux] [--check-arm64] [--quick]`: the release
+//!   artefacts in a fresh directory: `pimem` for every Linux platform (cross-compiled with
+//!   cargo-zigbuild), checked natively or under qemu, one npm package per platform plus the pi
+//!   package, packed and verified against their whitelists, the man page, completion scripts
+//!   and `manifest.json` with every tarball's and file's SHA-256 (`dist.rs`).
 //!
 //! * `install`: builds the release `pimem` (with the `mcp` feature), puts it next to the pi extension
 //!   (`memory-pi/extension/bin/pimem`) and in `$CARGO_HOME/bin` (so `pimem` is on
@@ -33,6 +46,8 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
+mod dist;
+mod installed;
 #[cfg(test)]
 mod tidy;
 #[cfg(test)]
@@ -55,10 +70,12 @@ fn main() -> Result<()> {
     match args.first().map(String::as_str) {
         Some("ci") => ci(&root),
         Some("bench") => bench(&root, &args[1..]),
+        Some("e2e") if args.len() > 1 => installed::e2e_installed(&root, &args[1..]),
         Some("e2e") => e2e(&root),
         Some("install") => install(&root),
-        Some(other) => bail!("unknown task {other:?}; available: ci, bench, e2e, install"),
-        None => bail!("usage: cargo xtask <task>; available: ci, bench, e2e, install"),
+        Some("dist") => dist::dist(&root, &dist::parse_options(&root, &args[1..])?).map(|_| ()),
+        Some(other) => bail!("unknown task {other:?}; available: ci, bench, e2e, install, dist"),
+        None => bail!("usage: cargo xtask <task>; available: ci, bench, e2e, install, dist"),
     }
 }
 
@@ -107,6 +124,10 @@ fn ci(root: &Path) -> Result<()> {
     )?;
     package(root)?;
     e2e(root)?;
+    // The npm packages as users install them, this machine's platform only, packed around the
+    // debug binary `e2e` just built (`--quick`: no release build, no zig). The release
+    // binaries are `cargo xtask dist`'s (by hand) and the release workflow's (dist.rs).
+    installed::e2e_installed(root, &["--installed".into(), "--quick".into()])?;
     eprintln!("xtask ci: all checks passed");
     Ok(())
 }

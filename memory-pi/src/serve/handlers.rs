@@ -23,6 +23,9 @@ use super::section::{self, RECORD_TYPE, SECTION_NAME};
 use super::session::{self, Session};
 use super::{PROTOCOL, Server};
 
+/// The `client` of `initialize` that is the pi extension released with this binary.
+const EXTENSION_CLIENT: &str = "pimem-pi";
+
 /// The tool's label in pi's UI.
 const TOOL_LABEL: &str = "Memory";
 
@@ -64,6 +67,26 @@ pub(super) fn initialize(
             code: code::PROTOCOL_MISMATCH,
             message: format!(
                 "pimem {version} speaks protocol {PROTOCOL} but the pi extension speaks protocol {shown}: rebuild and reinstall both from the same checkout (cargo xtask install)"
+            ),
+            data: serde_json::to_value(data).ok(),
+        });
+    }
+    // Decision: the pi extension and this binary are released together at one version (npm
+    // pins the platform package to the extension's exact version), so the handshake refuses a
+    // pair that differs, naming both versions and how to reinstall. Other clients' versions
+    // are informational.
+    if p.client == EXTENSION_CLIENT && !p.client_version.is_empty() && p.client_version != version {
+        let data = ProtocolMismatch {
+            protocol: PROTOCOL,
+            version: version.to_owned(),
+            tool: tool_definition(),
+        };
+        let client_version = &p.client_version;
+        return Err(RpcError {
+            code: code::VERSION_MISMATCH,
+            message: format!(
+                "pimem {version} does not match the pi extension {client_version}: install one version of both ({})",
+                crate::platform::reinstall_hint(client_version)
             ),
             data: serde_json::to_value(data).ok(),
         });

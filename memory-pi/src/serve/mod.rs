@@ -30,7 +30,11 @@
 //! e.g. `pimem 0.1.0 speaks protocol 1 but the pi extension speaks protocol 2: rebuild and
 //! reinstall both from the same checkout (cargo xtask install)`, and `data:`
 //! [`ProtocolMismatch`](protocol::ProtocolMismatch) `{protocol, version, tool}` so the
-//! extension can still register an inert tool that returns that message.
+//! extension can still register an inert tool that returns that message. The extension
+//! (`client: "pimem-pi"`) and the binary are released together: a `clientVersion` other than
+//! this binary's version → error `-32003` naming both versions, the npm packages to reinstall
+//! (`@pimem/pi` and this platform's, see [`crate::platform`]) and `cargo xtask install`, with
+//! the same `data`.
 //!
 //! ## pi → sidecar
 //!

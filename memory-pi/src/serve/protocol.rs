@@ -159,8 +159,8 @@ where
     Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
-/// A field the sidecar does not use: any JSON is accepted, a wrongly typed value reads as the
-/// default.
+/// A field read leniently (names and versions of the client): any JSON is accepted, a wrongly
+/// typed value reads as the default.
 fn informational<'de, D, T>(d: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
@@ -251,7 +251,8 @@ pub struct InitializeParams {
     /// The client's name (`pimem-pi`).
     #[serde(default, deserialize_with = "informational")]
     pub client: String,
-    /// The extension's version.
+    /// The extension's version. The `pimem-pi` extension's must equal this binary's version
+    /// (`-32003` otherwise); other clients' is informational.
     #[serde(default, deserialize_with = "informational")]
     pub client_version: String,
 }

@@ -36,6 +36,8 @@ pub(super) mod code {
     pub(crate) const INTERNAL_ERROR: i64 = -32603;
     /// `initialize` with a protocol number this binary does not speak.
     pub(crate) const PROTOCOL_MISMATCH: i64 = -32002;
+    /// `initialize` from the pi extension of another pimem version.
+    pub(crate) const VERSION_MISMATCH: i64 = -32003;
     /// `model/complete`: the model cannot be resolved (sent by pi).
     pub(crate) const MODEL_UNRESOLVABLE: i64 = -32010;
     /// `model/complete`: the provider call failed (sent by pi).

@@ -5,6 +5,7 @@
 #![allow(unreachable_pub)]
 
 mod cli;
+mod cli_install;
 mod cli_sessions;
 mod cli_tasks;
 mod dir;
