@@ -261,7 +261,11 @@ fn pa49_an_unusable_memory_directory_fails_closed_and_recovers_at_the_next_call(
     sb.config(json!({ "memoryDir": root }));
     let mut pi = sb.spawn();
     pi.start(sb.start_params(json!({ "hasUI": false })));
-    // A file where the memory root should be: inaccessible.
+    // A file where the memory root should be: inaccessible. (The session's background
+    // warm-up may have created the directory already.)
+    if root.is_dir() {
+        fs::remove_dir_all(&root).unwrap();
+    }
     fs::write(&root, "not a directory").unwrap();
     let r = pi.tool(json!({ "action": "list" }));
     assert_eq!(r["isError"], true);
