@@ -343,6 +343,19 @@ impl RunLog {
                 Some(p) => Some(g.live(p)?.id),
                 None => None,
             };
+            // A parent that is one of the children, or inside one, would close a cycle
+            // through the new experience (found by the combine-sequence property test).
+            if let Some(p) = new.parent
+                && let Some(c) = new
+                    .children
+                    .iter()
+                    .find(|c| g.is_ancestor_or_self(c.0, p.0))
+            {
+                return Err(ExperienceError::Cycle {
+                    child: *c,
+                    parent: p,
+                });
+            }
             let number: u32 = tx
                 .query_row(
                     "SELECT COALESCE(MAX(number), 0) + 1 FROM experiences",

@@ -74,6 +74,19 @@ fn px_v6_to_v8_cycles_duplicate_parents_and_unknown_ends() {
         e.to_string(),
         "E1 cannot go under E2: E2 is inside E1 already (a cycle)"
     );
+    // PX-V6 at creation: a new experience whose parent is one of its children (or inside one)
+    let before = log.experiences().unwrap();
+    for parent in [1, 2] {
+        let e = log
+            .create_experience(&new("loop", vec![], vec![1], Some(parent)), 3)
+            .unwrap_err();
+        assert!(matches!(e, ExperienceError::Cycle { .. }), "{e}");
+    }
+    assert_eq!(
+        log.experiences().unwrap(),
+        before,
+        "a refused create changes nothing"
+    );
     // PX-V7: the same relation twice
     let e3 = log
         .create_experience(&new("three", vec![], vec![], None), 4)
@@ -302,6 +315,9 @@ impl Model {
                 }
                 if let Some(p) = parent {
                     self.live(*p)?;
+                    if children.iter().any(|c| self.above(*c, *p)) {
+                        return Err("cycle");
+                    }
                 }
                 let n = self.exps.keys().max().map_or(1, |m| m + 1);
                 self.exps.insert(n, (*parent, None, runs));
