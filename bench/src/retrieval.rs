@@ -94,14 +94,7 @@ pub(crate) fn run() -> Result<()> {
             min_share: 0.0,
         },
     );
-    let newest = evaluate(&data, &corpora, |_, c, _| {
-        c.entries
-            .iter()
-            .rev()
-            .take(3)
-            .map(|e| e.meta.name.clone())
-            .collect()
-    });
+    let newest = evaluate(&data, &corpora, |_, c, _| c.newest(3));
     println!("{SUMMARY_HEADER}");
     println!("{}", summary("**default (lexical selector)**", &default));
     println!("{}", summary("ranking without cutoff, top 3", &no_cutoff));

@@ -278,6 +278,17 @@ impl Corpus {
         }
     }
 
+    /// The names of the `n` newest memories, newest first: the "newest N" baseline that
+    /// needs no ranking.
+    pub fn newest(&self, n: usize) -> Vec<String> {
+        self.entries
+            .iter()
+            .rev()
+            .take(n)
+            .map(|e| e.meta.name.clone())
+            .collect()
+    }
+
     /// The memory names of `files`, in order.
     pub fn names(&self, files: &[String]) -> Vec<String> {
         files

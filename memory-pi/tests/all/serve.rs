@@ -566,12 +566,7 @@ fn an_unreadable_memory_json_is_failed_to_load_memory_config() {
     fs::create_dir_all(sb.agent.join("memory.json")).unwrap();
     let mut pi = sb.spawn();
     let r = pi.start(sb.start_params(json!({})));
-    let notes: Vec<&str> = r["notifications"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|n| n["message"].as_str())
-        .collect();
+    let notes = notification_messages(&r);
     assert!(
         notes
             .iter()
@@ -1130,6 +1125,16 @@ fn end_of_input_waits_for_background_work_and_exits_zero() {
 }
 
 // The run log through the protocol: a child module, so it uses the fake pi above.
+/// The messages of `session/start`'s `notifications`.
+fn notification_messages(r: &Value) -> Vec<&str> {
+    r["notifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n["message"].as_str())
+        .collect()
+}
+
 #[path = "serve_experience.rs"]
 mod experience;
 

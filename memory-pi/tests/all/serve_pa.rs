@@ -112,12 +112,7 @@ fn pa12_a_corrupt_switch_pauses_memory_and_is_never_rewritten() {
     let r = pi.start(sb.start_params(json!({ "hasUI": true })));
     assert_eq!(r["section"], "");
     assert_eq!(r["nudge"], Value::Null);
-    let notes: Vec<&str> = r["notifications"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|n| n["message"].as_str())
-        .collect();
+    let notes = super::notification_messages(&r);
     assert!(
         notes
             .iter()

@@ -48,14 +48,7 @@ fn lexical_surfacing_meets_its_floors_on_both_halves() {
         s.reset();
         c.names(&s.surface(&c.store, prompt).unwrap().files)
     });
-    let newest = evaluate(&data, &corpora, |_, c, _| {
-        c.entries
-            .iter()
-            .rev()
-            .take(3)
-            .map(|e| e.meta.name.clone())
-            .collect()
-    });
+    let newest = evaluate(&data, &corpora, |_, c, _| c.newest(3));
     let indexes: Vec<LexicalIndex> = corpora
         .iter()
         .map(|c| {
