@@ -61,6 +61,7 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(test, allow(clippy::disallowed_methods))]
 
+pub mod catalog;
 pub mod clock;
 pub mod config;
 mod error;

@@ -1,52 +1,63 @@
 //! User-facing texts added for pi-auto-memory's behaviours (the switch, protected memory
-//! files, the doctor, fail-closed states), in one place so a message catalog (a translated
-//! UI, PA-03) can take them over. The texts of pi-memory 2.5's contract stay where they were
-//! (`memory-index`'s tool texts, [`StoreError`](crate::StoreError)'s).
+//! files, the doctor, fail-closed states). The texts of pi-memory 2.5's contract stay where
+//! they were (`memory-index`'s tool texts, [`StoreError`](crate::StoreError)'s).
 //!
-//! Every function returns the English text; no text here ever contains a value a user tried
-//! to store as a secret.
+//! A function that takes a [`Language`] composes a text a person reads from the message
+//! catalog ([`crate::catalog`], PA-03); the others return English on purpose: they reach the
+//! model (the guard's refusals, the store's errors) or are error classes. No text here ever
+//! contains a value a user tried to store as a secret.
 
 use std::fmt::Display;
 use std::path::Path;
 
+use crate::catalog::{Text, t};
+use crate::config::Language;
 use crate::switch::SwitchProblem;
 
 /// The answer of every memory operation while memory is switched off (PA-45).
 pub const MEMORY_IS_OFF: &str = "Memory is off";
 
-/// How to turn memory back on, appended where a person reads it.
+/// How to turn memory back on, appended where a person reads it (English; see
+/// [`turn_on_hint`]).
 pub const TURN_ON_HINT: &str = "Run /memory on (or `pimem on`) to use it again.";
 
+/// [`TURN_ON_HINT`] in the reader's language.
+pub fn turn_on_hint(l: Language) -> &'static str {
+    Text::TurnOnHint.template(l)
+}
+
 /// `/memory off` / `pimem off` succeeded.
-pub fn switched_off(path: &Path, written: bool) -> String {
+pub fn switched_off(l: Language, path: &Path, written: bool) -> String {
     let how = if written {
-        format!("saved in {}", path.display())
+        t(l, Text::SwitchSavedIn, &[("path", &path.display())])
     } else {
-        format!("it already was ({})", path.display())
+        t(l, Text::SwitchAlreadyOff, &[("path", &path.display())])
     };
-    format!(
-        "Memory is off for every project of this pi agent directory ({how}). No surfacing, extraction or dream, and the memory_index section is left out from the next turn on; the files and history are kept. {TURN_ON_HINT}"
+    t(
+        l,
+        Text::SwitchedOff,
+        &[("how", &how), ("hint", &turn_on_hint(l))],
     )
 }
 
 /// `/memory on` / `pimem on` succeeded.
-pub fn switched_on(path: &Path, written: bool) -> String {
+pub fn switched_on(l: Language, path: &Path, written: bool) -> String {
     let how = if written {
-        format!("saved in {}", path.display())
+        t(l, Text::SwitchSavedIn, &[("path", &path.display())])
     } else {
-        "it already was".to_owned()
+        t(l, Text::SwitchAlreadyOn, &[])
     };
-    format!("Memory is on ({how}). The memory_index section is read again at the next turn.")
+    t(l, Text::SwitchedOn, &[("how", &how)])
 }
 
 /// The `Switch:` line of `/memory` and `pimem status`.
-pub fn switch_line(state: &crate::switch::SwitchState) -> String {
+pub fn switch_line(l: Language, state: &crate::switch::SwitchState) -> String {
     use crate::switch::SwitchState;
     match state {
-        SwitchState::On { file: true } => "Switch: on".to_owned(),
-        SwitchState::On { file: false } => "Switch: on (default)".to_owned(),
-        SwitchState::Off => format!("Switch: off — {TURN_ON_HINT}"),
-        SwitchState::Paused(p) => format!("Switch: paused — {p}"),
+        SwitchState::On { file: true } => t(l, Text::SwitchLineOn, &[]),
+        SwitchState::On { file: false } => t(l, Text::SwitchLineOnDefault, &[]),
+        SwitchState::Off => t(l, Text::SwitchLineOff, &[("hint", &turn_on_hint(l))]),
+        SwitchState::Paused(p) => t(l, Text::SwitchLinePaused, &[("problem", p)]),
     }
 }
 
@@ -169,416 +180,519 @@ pub fn guard_narrow_failed(tool: &str, detail: &str) -> String {
 }
 
 /// `/memory` while memory is off or paused: the first line before the status.
-pub fn status_switch_line(state: &crate::switch::SwitchState) -> Option<String> {
+pub fn status_switch_line(l: Language, state: &crate::switch::SwitchState) -> Option<String> {
     use crate::switch::SwitchState;
     match state {
         SwitchState::On { .. } => None,
-        SwitchState::Off => Some(format!("Memory: off — {TURN_ON_HINT}")),
-        SwitchState::Paused(p) => Some(format!("Memory: paused — {p}")),
+        SwitchState::Off => Some(t(l, Text::StatusOff, &[("hint", &turn_on_hint(l))])),
+        SwitchState::Paused(p) => Some(t(l, Text::StatusPaused, &[("problem", p)])),
     }
 }
 
 /// `/dream` refused while memory is off or paused.
-pub fn dream_refused(refusal: &dyn Display) -> String {
-    format!("Dream not started: {refusal}. {TURN_ON_HINT}")
+pub fn dream_refused(l: Language, refusal: &dyn Display) -> String {
+    t(
+        l,
+        Text::DreamRefused,
+        &[("refusal", refusal), ("hint", &turn_on_hint(l))],
+    )
 }
 
-/// The texts of `/memory doctor` and `pimem doctor`.
+/// The texts of `/memory doctor` and `pimem doctor`, in the reader's language (the check
+/// ids and states stay English, PA-03).
 pub mod doctor {
     use std::fmt::Display;
     use std::path::Path;
 
+    use crate::catalog::{Text, t};
+    use crate::config::Language;
+
     /// Prefix of a fix line.
-    pub const FIX: &str = "fix:";
+    pub fn fix(l: Language) -> &'static str {
+        Text::DoctorFix.template(l)
+    }
 
     /// The report's first line.
-    pub fn summary(ok: usize, warning: usize, failure: usize, unchecked: usize) -> String {
-        format!(
-            "Memory doctor: {ok} ok, {warning} warning, {failure} failure, {unchecked} unchecked"
+    pub fn summary(
+        l: Language,
+        ok: usize,
+        warning: usize,
+        failure: usize,
+        unchecked: usize,
+    ) -> String {
+        t(
+            l,
+            Text::DoctorSummary,
+            &[
+                ("ok", &ok),
+                ("warning", &warning),
+                ("failure", &failure),
+                ("unchecked", &unchecked),
+            ],
         )
     }
 
     /// No agent directory (no HOME, no PI_CODING_AGENT_DIR).
-    pub fn no_agent_dir() -> String {
-        "pi's agent directory is unknown (neither PI_CODING_AGENT_DIR nor HOME is set)".to_owned()
+    pub fn no_agent_dir(l: Language) -> String {
+        t(l, Text::DoctorNoAgentDir, &[])
     }
     /// Fix for [`no_agent_dir`].
-    pub fn no_agent_dir_fix() -> String {
-        "set HOME, or pass --agent-dir".to_owned()
+    pub fn no_agent_dir_fix(l: Language) -> String {
+        t(l, Text::DoctorNoAgentDirFix, &[])
     }
     /// The project layer is not read.
-    pub fn config_untrusted(file: &Path) -> String {
-        format!(
-            "{} not read: the project is not trusted (pi asks; the CLI needs --trust-project)",
-            file.display()
-        )
+    pub fn config_untrusted(l: Language, file: &Path) -> String {
+        t(l, Text::DoctorConfigUntrusted, &[("file", &file.display())])
     }
     /// An existing file cannot be read.
-    pub fn config_fatal(problem: &str) -> String {
-        format!("{problem} — memory cannot start with it (Failed to load memory config)")
+    pub fn config_fatal(l: Language, problem: &str) -> String {
+        t(l, Text::DoctorConfigFatal, &[("problem", &problem)])
     }
     /// Values fell back to defaults.
-    pub fn config_problems(file: &Path, problems: &[String]) -> String {
-        format!("{}: {}", file.display(), problems.join("; "))
+    pub fn config_problems(l: Language, file: &Path, problems: &[String]) -> String {
+        let joined = problems.join(Text::DoctorJoin.template(l));
+        t(
+            l,
+            Text::DoctorConfigProblems,
+            &[("file", &file.display()), ("problems", &joined)],
+        )
     }
     /// Fix for configuration problems.
-    pub fn config_fix(file: &Path) -> String {
-        format!(
-            "edit {} (the keys and defaults are in the README)",
-            file.display()
-        )
+    pub fn config_fix(l: Language, file: &Path) -> String {
+        t(l, Text::DoctorConfigFix, &[("file", &file.display())])
     }
     /// A configuration file read without problems.
-    pub fn config_ok(file: &Path) -> String {
-        format!("{} read, no problems", file.display())
+    pub fn config_ok(l: Language, file: &Path) -> String {
+        t(l, Text::DoctorConfigOk, &[("file", &file.display())])
     }
     /// No configuration file.
-    pub fn config_missing(file: &Path) -> String {
-        format!("{} does not exist: defaults apply", file.display())
+    pub fn config_missing(l: Language, file: &Path) -> String {
+        t(l, Text::DoctorConfigMissing, &[("file", &file.display())])
     }
     /// The switch says on.
-    pub fn switch_on(path: &Path, file: bool) -> String {
-        if file {
-            format!("memory is on ({})", path.display())
+    pub fn switch_on(l: Language, path: &Path, file: bool) -> String {
+        let key = if file {
+            Text::DoctorSwitchOn
         } else {
-            format!("memory is on (no {}: on by default)", path.display())
-        }
+            Text::DoctorSwitchOnDefault
+        };
+        t(l, key, &[("path", &path.display())])
     }
     /// The switch says off.
-    pub fn switch_off(path: &Path) -> String {
-        format!(
-            "memory is off ({}): no surfacing, extraction, dream or memory_index section",
-            path.display()
-        )
+    pub fn switch_off(l: Language, path: &Path) -> String {
+        t(l, Text::DoctorSwitchOff, &[("path", &path.display())])
     }
     /// Fix for a paused switch.
-    pub fn switch_paused_fix(path: &Path) -> String {
-        format!(
-            "write {{\"version\": 1, \"enabled\": true}} to {} or delete it",
-            path.display()
-        )
+    pub fn switch_paused_fix(l: Language, path: &Path) -> String {
+        t(l, Text::DoctorSwitchPausedFix, &[("path", &path.display())])
     }
     /// The project cannot be resolved, so directory checks are skipped.
-    pub fn no_project() -> String {
-        "not checked: the project's memory directory is unknown (see project.identity)".to_owned()
+    pub fn no_project(l: Language) -> String {
+        t(l, Text::DoctorNoProject, &[])
     }
-    /// Identity failure.
-    pub fn identity_failed(e: &dyn Display) -> String {
-        format!("{}: {e}", super::CATEGORY_IDENTITY)
+    /// Identity failure (the category stays English: it is an error class).
+    pub fn identity_failed(l: Language, e: &dyn Display) -> String {
+        t(
+            l,
+            Text::DoctorIdentityFailed,
+            &[("category", &super::CATEGORY_IDENTITY), ("error", e)],
+        )
     }
     /// Fix for an identity failure.
-    pub fn identity_fix() -> String {
-        "check memoryDir in memory.json and that HOME is set; the directory must stay inside memoryDir".to_owned()
+    pub fn identity_fix(l: Language) -> String {
+        t(l, Text::DoctorIdentityFix, &[])
     }
     /// Fix for an unusable directory.
-    pub fn reachable_fix(dir: &Path) -> String {
-        format!(
-            "make {} a directory you own and can read (chmod 700), without a symlink loop",
-            dir.display()
-        )
+    pub fn reachable_fix(l: Language, dir: &Path) -> String {
+        t(l, Text::DoctorReachableFix, &[("dir", &dir.display())])
     }
     /// The root does not exist yet.
-    pub fn root_not_created(root: &Path) -> String {
-        format!(
-            "{} does not exist yet (it is created, private, on the first write)",
-            root.display()
-        )
+    pub fn root_not_created(l: Language, root: &Path) -> String {
+        t(l, Text::DoctorRootNotCreated, &[("root", &root.display())])
     }
     /// The root is usable.
-    pub fn root_ok(root: &Path, project_exists: bool) -> String {
-        if project_exists {
-            format!("{} is usable", root.display())
+    pub fn root_ok(l: Language, root: &Path, project_exists: bool) -> String {
+        let key = if project_exists {
+            Text::DoctorRootOk
         } else {
-            format!(
-                "{} is usable; this project has no directory yet",
-                root.display()
-            )
-        }
+            Text::DoctorRootOkNoProject
+        };
+        t(l, key, &[("root", &root.display())])
     }
     /// Every mode is private.
-    pub fn private_ok() -> String {
-        "the memory root, the project directory and its files are private (0700/0600)".to_owned()
+    pub fn private_ok(l: Language) -> String {
+        t(l, Text::DoctorPrivateOk, &[])
     }
     /// Some modes let others in.
-    pub fn private_loose(paths: &[String]) -> String {
-        format!("readable by others: {}", paths.join(", "))
+    pub fn private_loose(l: Language, paths: &[String]) -> String {
+        t(l, Text::DoctorPrivateLoose, &[("paths", &paths.join(", "))])
     }
     /// Fix for loose modes.
-    pub fn private_fix(root: &Path) -> String {
-        format!(
-            "chmod -R go-rwx {} (memories are injected into prompts; keep them yours)",
-            root.display()
-        )
+    pub fn private_fix(l: Language, root: &Path) -> String {
+        t(l, Text::DoctorPrivateFix, &[("root", &root.display())])
     }
     /// How the identity was derived: git.
-    pub fn derived_git(native: bool, reason: Option<&str>) -> String {
+    pub fn derived_git(l: Language, native: bool, reason: Option<&str>) -> String {
         match (native, reason) {
-            (true, _) => {
-                "from the repository's first usable remote (origin first), read from git's files"
-                    .to_owned()
-            }
-            (false, Some(r)) => {
-                format!("from the repository's first usable remote, by running git ({r})")
-            }
-            (false, None) => "from the repository's first usable remote, by running git".to_owned(),
+            (true, _) => t(l, Text::DoctorDerivedGitNative, &[]),
+            (false, Some(r)) => t(l, Text::DoctorDerivedGitRun, &[("reason", &r)]),
+            (false, None) => t(l, Text::DoctorDerivedGitRunPlain, &[]),
         }
     }
     /// How the identity was derived: local.
-    pub fn derived_local(at_cwd: bool, via_git: Option<&str>) -> String {
-        let what = if at_cwd {
-            "the working directory (outside a git work tree, or a repository root without a usable remote)"
-        } else {
-            "the repository root (no usable remote)"
-        };
+    pub fn derived_local(l: Language, at_cwd: bool, via_git: Option<&str>) -> String {
+        let what = t(
+            l,
+            if at_cwd {
+                Text::DoctorDerivedCwd
+            } else {
+                Text::DoctorDerivedRoot
+            },
+            &[],
+        );
         match via_git {
-            None => what.to_owned(),
-            Some(r) => format!("{what}; git was run ({r})"),
+            None => what,
+            Some(r) => t(
+                l,
+                Text::DoctorDerivedViaGit,
+                &[("what", &what), ("reason", &r)],
+            ),
         }
     }
     /// The identity line.
-    pub fn identity(kind: &str, key: &str, dir: &Path, how: &str) -> String {
-        format!("{kind} key {key:?} → {}; derived {how}", dir.display())
+    pub fn identity(l: Language, kind: &str, key: &str, dir: &Path, how: &str) -> String {
+        let key = format!("{key:?}");
+        t(
+            l,
+            Text::DoctorIdentity,
+            &[
+                ("kind", &kind),
+                ("key", &key),
+                ("dir", &dir.display()),
+                ("how", &how),
+            ],
+        )
     }
     /// `MEMORY.md` cannot be read.
-    pub fn index_unreadable(path: &Path, e: &dyn Display) -> String {
-        format!("{} cannot be read: {e}", path.display())
+    pub fn index_unreadable(l: Language, path: &Path, e: &dyn Display) -> String {
+        t(
+            l,
+            Text::DoctorIndexUnreadable,
+            &[("path", &path.display()), ("error", e)],
+        )
     }
     /// No `MEMORY.md`.
-    pub fn index_missing() -> String {
-        "no MEMORY.md yet (an empty index)".to_owned()
+    pub fn index_missing(l: Language) -> String {
+        t(l, Text::DoctorIndexMissing, &[])
     }
     /// How `MEMORY.md` parsed.
-    pub fn index_parsed(entries: usize, unrecognized: usize) -> String {
-        format!(
-            "MEMORY.md: {entries} entry lines, {unrecognized} other lines (titles, groups, comments)"
+    pub fn index_parsed(l: Language, entries: usize, unrecognized: usize) -> String {
+        t(
+            l,
+            Text::DoctorIndexParsed,
+            &[("entries", &entries), ("unrecognized", &unrecognized)],
         )
     }
     /// `MEMORY.md` is not UTF-8.
-    pub fn index_not_utf8(valid_up_to: usize) -> String {
-        format!(
-            "MEMORY.md is not valid UTF-8 (from byte {valid_up_to}); writes refuse to rewrite it"
-        )
+    pub fn index_not_utf8(l: Language, valid_up_to: usize) -> String {
+        t(l, Text::DoctorIndexNotUtf8, &[("byte", &valid_up_to)])
     }
     /// Fix: rebuild the index.
-    pub fn index_rebuild_fix() -> String {
-        "pimem rebuild-index (keeps a hand-written header; the old index goes to .backups/)"
-            .to_owned()
+    pub fn index_rebuild_fix(l: Language) -> String {
+        t(l, Text::DoctorIndexRebuildFix, &[])
     }
     /// Index and files agree.
-    pub fn agreement_ok(entries: usize) -> String {
-        format!("MEMORY.md and the {entries} entry files agree")
+    pub fn agreement_ok(l: Language, entries: usize) -> String {
+        t(l, Text::DoctorAgreementOk, &[("entries", &entries)])
     }
     /// Index and files disagree.
-    pub fn agreement(unlisted: &[String], dangling: &[String], not_entries: &[String]) -> String {
+    pub fn agreement(
+        l: Language,
+        unlisted: &[String],
+        dangling: &[String],
+        not_entries: &[String],
+    ) -> String {
         let mut parts = Vec::new();
-        if !unlisted.is_empty() {
-            parts.push(format!(
-                "entries missing from MEMORY.md (never injected): {}",
-                unlisted.join(", ")
-            ));
+        for (names, key) in [
+            (unlisted, Text::DoctorAgreementUnlisted),
+            (dangling, Text::DoctorAgreementDangling),
+            (not_entries, Text::DoctorAgreementNotEntries),
+        ] {
+            if !names.is_empty() {
+                parts.push(t(l, key, &[("names", &names.join(", "))]));
+            }
         }
-        if !dangling.is_empty() {
-            parts.push(format!(
-                "lines pointing at missing files: {}",
-                dangling.join(", ")
-            ));
-        }
-        if !not_entries.is_empty() {
-            parts.push(format!(
-                "*.md files that are not entries (invisible): {}",
-                not_entries.join(", ")
-            ));
-        }
-        parts.join("; ")
+        parts.join(Text::DoctorJoin.template(l))
+    }
+    /// The `{lines}/{max_lines} lines, {bytes}/{max_bytes} bytes` arguments.
+    fn sizes<'a>(
+        lines: &'a usize,
+        max_lines: &'a usize,
+        bytes: &'a usize,
+        max_bytes: &'a usize,
+    ) -> [(&'static str, &'a dyn Display); 4] {
+        [
+            ("lines", lines),
+            ("max_lines", max_lines),
+            ("bytes", bytes),
+            ("max_bytes", max_bytes),
+        ]
     }
     /// Write capacity over the limit.
-    pub fn capacity_over(lines: usize, max_lines: usize, bytes: usize, max_bytes: usize) -> String {
-        format!(
-            "MEMORY.md is over its limit: {lines}/{max_lines} lines, {bytes}/{max_bytes} bytes (lines past it are dropped on load)"
+    pub fn capacity_over(
+        l: Language,
+        lines: usize,
+        max_lines: usize,
+        bytes: usize,
+        max_bytes: usize,
+    ) -> String {
+        t(
+            l,
+            Text::DoctorCapacityOver,
+            &sizes(&lines, &max_lines, &bytes, &max_bytes),
         )
     }
     /// Write capacity at or above 90 %.
-    pub fn capacity_near(lines: usize, max_lines: usize, bytes: usize, max_bytes: usize) -> String {
-        format!(
-            "MEMORY.md is at 90 % or more of its limit: {lines}/{max_lines} lines, {bytes}/{max_bytes} bytes"
+    pub fn capacity_near(
+        l: Language,
+        lines: usize,
+        max_lines: usize,
+        bytes: usize,
+        max_bytes: usize,
+    ) -> String {
+        t(
+            l,
+            Text::DoctorCapacityNear,
+            &sizes(&lines, &max_lines, &bytes, &max_bytes),
         )
     }
     /// Write capacity fine.
-    pub fn capacity_ok(lines: usize, max_lines: usize, bytes: usize, max_bytes: usize) -> String {
-        format!("MEMORY.md: {lines}/{max_lines} lines, {bytes}/{max_bytes} bytes")
+    pub fn capacity_ok(
+        l: Language,
+        lines: usize,
+        max_lines: usize,
+        bytes: usize,
+        max_bytes: usize,
+    ) -> String {
+        t(
+            l,
+            Text::DoctorCapacityOk,
+            &sizes(&lines, &max_lines, &bytes, &max_bytes),
+        )
     }
     /// Fix for capacity.
-    pub fn capacity_fix() -> String {
-        "run /dream, or merge and drop stale entries (one short line per entry)".to_owned()
+    pub fn capacity_fix(l: Language) -> String {
+        t(l, Text::DoctorCapacityFix, &[])
     }
     /// Entries outside the injected window.
     pub fn window_outside(
+        l: Language,
         lines: usize,
         max_lines: usize,
         bytes: usize,
         max_bytes: usize,
         outside: &[String],
     ) -> String {
+        let sizes = sizes(&lines, &max_lines, &bytes, &max_bytes);
         if outside.is_empty() {
-            return format!(
-                "the injected window is full ({lines}/{max_lines} lines, {bytes}/{max_bytes} bytes) and older lines are cut"
-            );
+            return t(l, Text::DoctorWindowFull, &sizes);
         }
-        format!(
-            "{} entries fall outside the injected window ({lines}/{max_lines} lines, {bytes}/{max_bytes} bytes) and no longer reach the prompt: {}",
-            outside.len(),
-            outside.join(", ")
-        )
+        let count = outside.len();
+        let names = outside.join(", ");
+        let mut args = sizes.to_vec();
+        args.push(("count", &count));
+        args.push(("names", &names));
+        t(l, Text::DoctorWindowOutside, &args)
     }
     /// The window at or above 90 %.
-    pub fn window_near(lines: usize, max_lines: usize, bytes: usize, max_bytes: usize) -> String {
-        format!(
-            "the injected window is at 90 % or more: {lines}/{max_lines} lines, {bytes}/{max_bytes} bytes; the next entries push the oldest out"
+    pub fn window_near(
+        l: Language,
+        lines: usize,
+        max_lines: usize,
+        bytes: usize,
+        max_bytes: usize,
+    ) -> String {
+        t(
+            l,
+            Text::DoctorWindowNear,
+            &sizes(&lines, &max_lines, &bytes, &max_bytes),
         )
     }
     /// The window fine.
-    pub fn window_ok(lines: usize, max_lines: usize, bytes: usize, max_bytes: usize) -> String {
-        format!(
-            "every index line is injected: {lines}/{max_lines} lines, {bytes}/{max_bytes} bytes"
+    pub fn window_ok(
+        l: Language,
+        lines: usize,
+        max_lines: usize,
+        bytes: usize,
+        max_bytes: usize,
+    ) -> String {
+        t(
+            l,
+            Text::DoctorWindowOk,
+            &sizes(&lines, &max_lines, &bytes, &max_bytes),
         )
     }
     /// Fix for the window.
-    pub fn window_fix() -> String {
-        "run /dream to consolidate, or raise memIndexInjectMaxLines / memIndexInjectMaxBytes in memory.json".to_owned()
+    pub fn window_fix(l: Language) -> String {
+        t(l, Text::DoctorWindowFix, &[])
     }
     /// No lock.
-    pub fn lock_free() -> String {
-        "free".to_owned()
+    pub fn lock_free(l: Language) -> String {
+        t(l, Text::DoctorLockFree, &[])
     }
     /// A live holder on this host.
-    pub fn lock_live(holder: &str) -> String {
-        format!("held by {holder}, which is running: a write is in progress")
+    pub fn lock_live(l: Language, holder: &str) -> String {
+        t(l, Text::DoctorLockLive, &[("holder", &holder)])
     }
     /// A dead holder on this host.
-    pub fn lock_dead(holder: &str) -> String {
-        format!(
-            "left behind by {holder}, which is not running; the next write reclaims it (lock.reclaimDead)"
-        )
+    pub fn lock_dead(l: Language, holder: &str) -> String {
+        t(l, Text::DoctorLockDead, &[("holder", &holder)])
     }
     /// A holder on another host.
-    pub fn lock_other_host(holder: &str) -> String {
-        format!("held by {holder} on another host: its liveness cannot be checked from here")
+    pub fn lock_other_host(l: Language, holder: &str) -> String {
+        t(l, Text::DoctorLockOtherHost, &[("holder", &holder)])
     }
     /// An unreadable record.
-    pub fn lock_unreadable(empty: bool) -> String {
-        if empty {
-            ".lock is empty (0 bytes): being written, or left by a crash".to_owned()
-        } else {
-            ".lock holds an unreadable record: every write fails until it is removed".to_owned()
-        }
-    }
-    /// Fix for a lock.
-    pub fn lock_unlock_fix() -> String {
-        "if no memory operation is running: /memory unlock (or pimem unlock)".to_owned()
-    }
-    /// No model configured.
-    pub fn models_none() -> String {
-        "no model configured: dream is off, surfacing is lexical".to_owned()
-    }
-    /// Every model usable.
-    pub fn models_ok(models: &[String]) -> String {
-        format!("resolvable by pi: {}", models.join(", "))
-    }
-    /// Unusable models.
-    pub fn models_bad(models: &[String]) -> String {
-        format!(
-            "not resolvable by pi (unknown id or missing credentials): {}",
-            models.join(", ")
+    pub fn lock_unreadable(l: Language, empty: bool) -> String {
+        t(
+            l,
+            if empty {
+                Text::DoctorLockEmpty
+            } else {
+                Text::DoctorLockUnreadable
+            },
+            &[],
         )
     }
+    /// Fix for a lock.
+    pub fn lock_unlock_fix(l: Language) -> String {
+        t(l, Text::DoctorLockUnlockFix, &[])
+    }
+    /// No model configured.
+    pub fn models_none(l: Language) -> String {
+        t(l, Text::DoctorModelsNone, &[])
+    }
+    /// Every model usable.
+    pub fn models_ok(l: Language, models: &[String]) -> String {
+        t(l, Text::DoctorModelsOk, &[("models", &models.join(", "))])
+    }
+    /// Unusable models.
+    pub fn models_bad(l: Language, models: &[String]) -> String {
+        t(l, Text::DoctorModelsBad, &[("models", &models.join(", "))])
+    }
     /// Fix for models.
-    pub fn models_fix() -> String {
-        "set the model as provider/model-id that pi lists (pi --list-models), with its credentials"
-            .to_owned()
+    pub fn models_fix(l: Language) -> String {
+        t(l, Text::DoctorModelsFix, &[])
     }
     /// The CLI cannot ask pi.
-    pub fn models_cli() -> String {
-        "only pi can tell which models are usable: run /memory doctor in pi".to_owned()
+    pub fn models_cli(l: Language) -> String {
+        t(l, Text::DoctorModelsCli, &[])
     }
     /// The CLI has no extension to compare with.
-    pub fn protocol_cli() -> String {
-        "the pi extension is not running here: run /memory doctor in pi".to_owned()
+    pub fn protocol_cli(l: Language) -> String {
+        t(l, Text::DoctorProtocolCli, &[])
     }
     /// Protocols differ.
-    pub fn protocol_mismatch(ext: u32, ext_version: &str, bin: u32, bin_version: &str) -> String {
-        format!(
-            "the extension {ext_version} speaks protocol {ext}, the binary {bin_version} speaks {bin}"
+    pub fn protocol_mismatch(
+        l: Language,
+        ext: u32,
+        ext_version: &str,
+        bin: u32,
+        bin_version: &str,
+    ) -> String {
+        t(
+            l,
+            Text::DoctorProtocolMismatch,
+            &[
+                ("ext", &ext),
+                ("ext_version", &ext_version),
+                ("bin", &bin),
+                ("bin_version", &bin_version),
+            ],
         )
     }
     /// Versions differ.
-    pub fn version_mismatch(protocol: u32, ext_version: &str, bin_version: &str) -> String {
-        format!(
-            "protocol {protocol} on both sides, but the extension is {ext_version} and the binary {bin_version}"
+    pub fn version_mismatch(
+        l: Language,
+        protocol: u32,
+        ext_version: &str,
+        bin_version: &str,
+    ) -> String {
+        t(
+            l,
+            Text::DoctorVersionMismatch,
+            &[
+                ("protocol", &protocol),
+                ("ext_version", &ext_version),
+                ("bin_version", &bin_version),
+            ],
         )
     }
     /// Fix for protocol and versions.
-    pub fn protocol_fix() -> String {
-        "rebuild and reinstall both from one checkout: cargo xtask install".to_owned()
+    pub fn protocol_fix(l: Language) -> String {
+        t(l, Text::DoctorProtocolFix, &[])
     }
     /// Protocols agree.
-    pub fn protocol_ok(protocol: u32, version: &str) -> String {
-        format!("extension and binary {version} speak protocol {protocol}")
+    pub fn protocol_ok(l: Language, protocol: u32, version: &str) -> String {
+        t(
+            l,
+            Text::DoctorProtocolOk,
+            &[("protocol", &protocol), ("version", &version)],
+        )
     }
     /// A pre-2.5 nested directory.
-    pub fn legacy_nested(path: &Path) -> String {
-        format!(
-            "pre-2.5 nested Windows layout at {} (no longer read)",
-            path.display()
-        )
+    pub fn legacy_nested(l: Language, path: &Path) -> String {
+        t(l, Text::DoctorLegacyNested, &[("path", &path.display())])
     }
     /// The repository's local/ directory has memories.
-    pub fn orphan_local(path: &Path) -> String {
-        format!(
-            "{} holds memories from before this repository had a usable remote",
-            path.display()
-        )
+    pub fn orphan_local(l: Language, path: &Path) -> String {
+        t(l, Text::DoctorOrphanLocal, &[("path", &path.display())])
     }
     /// Another git/ directory of the same repository name.
-    pub fn orphan_git(path: &Path) -> String {
-        format!(
-            "{} has the same repository name (a renamed remote or owner?)",
-            path.display()
-        )
+    pub fn orphan_git(l: Language, path: &Path) -> String {
+        t(l, Text::DoctorOrphanGit, &[("path", &path.display())])
     }
     /// Nothing found.
-    pub fn layout_ok() -> String {
-        "no legacy layout or orphaned directory of this project".to_owned()
+    pub fn layout_ok(l: Language) -> String {
+        t(l, Text::DoctorLayoutOk, &[])
     }
     /// Found something.
-    pub fn layout_found(found: &[String]) -> String {
-        format!(
-            "not in use, never migrated automatically: {}",
-            found.join("; ")
+    pub fn layout_found(l: Language, found: &[String]) -> String {
+        t(
+            l,
+            Text::DoctorLayoutFound,
+            &[("found", &found.join(Text::DoctorJoin.template(l)))],
         )
     }
     /// Fix for the layout.
-    pub fn layout_fix(current: &Path) -> String {
-        format!(
-            "move the entries you still want into {} (then pimem rebuild-index), or delete the old directory",
-            current.display()
-        )
+    pub fn layout_fix(l: Language, current: &Path) -> String {
+        t(l, Text::DoctorLayoutFix, &[("current", &current.display())])
     }
     /// No snapshots.
-    pub fn snapshots_none() -> String {
-        "no snapshots yet".to_owned()
+    pub fn snapshots_none(l: Language) -> String {
+        t(l, Text::DoctorSnapshotsNone, &[])
     }
     /// Snapshot count and size.
-    pub fn snapshots(count: usize, migrate: usize, bytes: u64, keep: usize) -> String {
+    pub fn snapshots(l: Language, count: usize, migrate: usize, bytes: u64, keep: usize) -> String {
         let kib = bytes.div_ceil(1024);
         let migrate = if migrate > 0 {
-            format!(" and {migrate} migrate-* (never pruned)")
+            t(l, Text::DoctorSnapshotsMigrate, &[("count", &migrate)])
         } else {
             String::new()
         };
-        format!("{count} snapshots (lock.snapshotKeep {keep}){migrate}, {kib} KiB")
+        t(
+            l,
+            Text::DoctorSnapshots,
+            &[
+                ("count", &count),
+                ("keep", &keep),
+                ("migrate", &migrate),
+                ("kib", &kib),
+            ],
+        )
     }
     /// Fix for too many snapshots.
-    pub fn snapshots_fix() -> String {
-        "the next write prunes down to lock.snapshotKeep; remove old ones from .backups/ by hand if needed".to_owned()
+    pub fn snapshots_fix(l: Language) -> String {
+        t(l, Text::DoctorSnapshotsFix, &[])
     }
 }

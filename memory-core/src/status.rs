@@ -3,7 +3,8 @@
 use memory_index::{index_capacity, parse_index};
 use memory_lock::LockState;
 
-use crate::config::{Config, Selector, Task};
+use crate::catalog::{Text, t};
+use crate::config::{Config, Language, Selector, Task, ui_language};
 use crate::error::StoreError;
 use crate::store::Store;
 use crate::store::types::IndexSection;
@@ -24,13 +25,13 @@ pub enum ModuleState {
 }
 
 impl ModuleState {
-    fn render(&self) -> String {
+    fn render(&self, l: Language) -> String {
         match self {
-            ModuleState::On(m) => format!("on({m})"),
-            ModuleState::OnLexical => "on(lexical)".to_owned(),
-            ModuleState::Off => "off".to_owned(),
-            ModuleState::NoModel => "off(no model)".to_owned(),
-            ModuleState::Unresolvable(m) => format!("off(unresolvable model {m})"),
+            ModuleState::On(m) => t(l, Text::ModuleOn, &[("model", m)]),
+            ModuleState::OnLexical => t(l, Text::ModuleOnLexical, &[]),
+            ModuleState::Off => t(l, Text::ModuleOff, &[]),
+            ModuleState::NoModel => t(l, Text::ModuleNoModel, &[]),
+            ModuleState::Unresolvable(m) => t(l, Text::ModuleUnresolvable, &[("model", m)]),
         }
     }
 }
@@ -76,18 +77,28 @@ impl Modules {
         }
     }
 
-    /// `Modules: dream=on(m) extractMemories=off autoSurfacing=on(m)`.
+    /// `Modules: dream=on(m) extractMemories=off autoSurfacing=on(m)` (English: the
+    /// machine-readable spelling `pimem --json status` also uses).
     pub fn line(&self) -> String {
-        format!(
-            "Modules: dream={} extractMemories={} autoSurfacing={}",
-            self.dream.render(),
-            self.extract_memories.render(),
-            self.auto_surfacing.render()
+        self.line_in(Language::En)
+    }
+
+    /// The `Modules:` line in `l` (the module keys stay as `memory.json` spells them).
+    pub fn line_in(&self, l: Language) -> String {
+        t(
+            l,
+            Text::StatusModules,
+            &[
+                ("dream", &self.dream.render(l)),
+                ("extract", &self.extract_memories.render(l)),
+                ("surfacing", &self.auto_surfacing.render(l)),
+            ],
         )
     }
 }
 
-/// Renders the healthy 7-line status block.
+/// Renders the healthy 7-line status block, in the reader's language
+/// ([`ui_language`]`(cfg)`; English is PM-75's text byte for byte).
 ///
 /// `inject` is the frozen section of the running session when there is one; otherwise the
 /// window is computed from disk now.
@@ -111,32 +122,36 @@ pub fn status_block(
             &computed
         }
     };
+    let l = ui_language(cfg);
     let entries = store.list()?.len();
     let last_dream = store
         .dream_meta()
         .map(|m| m.last_dream_at)
-        .unwrap_or_else(|| "never".to_owned());
+        .unwrap_or_else(|| t(l, Text::StatusNeverDreamed, &[]));
     let lock = match store.lock_state()? {
-        LockState::Free => "free".to_owned(),
-        LockState::Unreadable { .. } => "unreadable — run /memory unlock".to_owned(),
-        LockState::Held(h) => format!("held by {}", h.describe()),
+        LockState::Free => t(l, Text::StatusLockFree, &[]),
+        LockState::Unreadable { .. } => t(l, Text::StatusLockUnreadable, &[]),
+        LockState::Held(h) => t(l, Text::StatusLockHeld, &[("holder", &h.describe())]),
     };
-    Ok(format!(
-        "Dir: {}\nIndex: {}/{} lines, {}/{} bytes, {} unrecognized lines\nInject: {}/{} lines, {}/{} bytes\nEntries: {}\n{}\nLast dream: {}\nLock: {}",
-        store.dir(),
-        cap.lines,
-        cfg.mem_index_max_lines,
-        cap.bytes,
-        cfg.mem_index_max_bytes,
-        unrecognized,
-        inject.lines,
-        cfg.mem_index_inject_max_lines,
-        inject.bytes,
-        cfg.mem_index_inject_max_bytes,
-        entries,
-        modules.line(),
-        last_dream,
-        lock
+    Ok(t(
+        l,
+        Text::StatusBlock,
+        &[
+            ("dir", &store.dir()),
+            ("lines", &cap.lines),
+            ("max_lines", &cfg.mem_index_max_lines),
+            ("bytes", &cap.bytes),
+            ("max_bytes", &cfg.mem_index_max_bytes),
+            ("unrecognized", &unrecognized),
+            ("inject_lines", &inject.lines),
+            ("inject_max_lines", &cfg.mem_index_inject_max_lines),
+            ("inject_bytes", &inject.bytes),
+            ("inject_max_bytes", &cfg.mem_index_inject_max_bytes),
+            ("entries", &entries),
+            ("modules", &modules.line_in(l)),
+            ("last_dream", &last_dream),
+            ("lock", &lock),
+        ],
     ))
 }
 

@@ -352,9 +352,10 @@ pub(crate) fn cmd_status(ctx: &Context) -> Result<()> {
         .agent_dir
         .as_deref()
         .map(|d| memory_core::Switch::new(d, std::time::Duration::ZERO).state());
+    let l = memory_core::ui_language(cfg);
     match state
         .as_ref()
-        .and_then(memory_core::messages::status_switch_line)
+        .and_then(|s| memory_core::messages::status_switch_line(l, s))
     {
         Some(line) => print_text(&format!("{line}\n{block}")),
         None => print_text(&block),

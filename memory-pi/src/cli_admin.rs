@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::{Result, anyhow, bail};
 use memory_core::messages as msg;
-use memory_core::{Switch, default_agent_dir, load_config};
+use memory_core::{Switch, default_agent_dir, load_config, ui_language};
 use memory_pi::doctor;
 use memory_pi::serve::PROTOCOL;
 
@@ -17,7 +17,11 @@ fn agent_dir(opts: &GlobalOptions) -> Result<PathBuf> {
     opts.agent_dir
         .clone()
         .or_else(default_agent_dir)
-        .ok_or_else(|| anyhow!(msg::doctor::no_agent_dir()))
+        .ok_or_else(|| {
+            anyhow!(msg::doctor::no_agent_dir(ui_language(
+                &memory_core::Config::default()
+            )))
+        })
 }
 
 fn cwd(opts: &GlobalOptions) -> Result<PathBuf> {
@@ -33,13 +37,14 @@ fn cwd(opts: &GlobalOptions) -> Result<PathBuf> {
 pub(crate) fn cmd_switch(opts: &GlobalOptions, enabled: bool) -> Result<()> {
     let dir = agent_dir(opts)?;
     let cwd = cwd(opts)?;
-    let timeout = load_config(&dir, &cwd, false).config.lock.timeout_ms;
-    let switch = Switch::new(&dir, Duration::from_millis(timeout));
+    let config = load_config(&dir, &cwd, false).config;
+    let l = ui_language(&config);
+    let switch = Switch::new(&dir, Duration::from_millis(config.lock.timeout_ms));
     let out = switch.set(enabled).map_err(|e| anyhow!("{e}"))?;
     let text = if enabled {
-        msg::switched_on(&switch.path(), out.written)
+        msg::switched_on(l, &switch.path(), out.written)
     } else {
-        msg::switched_off(&switch.path(), out.written)
+        msg::switched_off(l, &switch.path(), out.written)
     };
     if opts.json {
         return print_json(&serde_json::json!({
@@ -52,13 +57,20 @@ pub(crate) fn cmd_switch(opts: &GlobalOptions, enabled: bool) -> Result<()> {
 
 /// `pimem doctor [--json]`: exit status 1 when any check fails.
 pub(crate) fn cmd_doctor(opts: &GlobalOptions) -> Result<()> {
+    let cwd = cwd(opts)?;
+    let agent_dir = opts.agent_dir.clone().or_else(default_agent_dir);
+    let config = agent_dir
+        .as_deref()
+        .map(|d| load_config(d, &cwd, opts.trust_project).config)
+        .unwrap_or_default();
+    let l = ui_language(&config);
     let report = doctor::run(&doctor::Input {
-        cwd: cwd(opts)?,
-        agent_dir: opts.agent_dir.clone().or_else(default_agent_dir),
+        cwd,
+        agent_dir,
         trusted: opts.trust_project,
         memory_dir: opts.memory_dir.clone(),
-        models: doctor::Models::Unchecked(msg::doctor::models_cli()),
-        protocol: doctor::Protocol::Unchecked(msg::doctor::protocol_cli()),
+        models: doctor::Models::Unchecked(msg::doctor::models_cli(l)),
+        protocol: doctor::Protocol::Unchecked(msg::doctor::protocol_cli(l)),
         binary: (PROTOCOL, env!("CARGO_PKG_VERSION").to_owned()),
         platform: memory_keys::Platform::current(),
     });

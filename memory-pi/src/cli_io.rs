@@ -15,22 +15,37 @@ use crate::cli::{Context, print_json, print_text};
 pub(crate) struct ImportArgs {
     /// Where the memories come from: claude-code (Claude Code's auto memory), pi-memory
     /// (another pi-memory directory: orphaned, copied, pre-2.5 Windows nested), dir (any
-    /// directory of Markdown files).
+    /// directory of Markdown files), pi-auto-memory (pi-auto-memory's directory of this
+    /// project, found by its identity rule unless a directory is given).
     #[arg(long = "from", value_name = "SOURCE")]
     from: SourceKind,
-    /// The source directory (never modified).
-    path: PathBuf,
+    /// The source directory (never modified). Optional with --from pi-auto-memory.
+    path: Option<PathBuf>,
+    /// The source directory, as an option (same as PATH).
+    #[arg(long = "dir", value_name = "DIR", conflicts_with = "path")]
+    dir: Option<PathBuf>,
     /// Print what would be imported and write nothing.
     #[arg(long = "dry-run")]
     dry_run: bool,
 }
 
-/// `pimem import --from <source> <path>`.
+/// `pimem import --from <source> [<path> | --dir <path>]`.
 pub(crate) fn cmd_import(ctx: &Context, args: ImportArgs) -> Result<()> {
-    let path = if args.path.is_absolute() {
-        args.path.clone()
-    } else {
-        ctx.cwd().join(&args.path)
+    let path = match args.path.as_ref().or(args.dir.as_ref()) {
+        Some(p) if p.is_absolute() => p.clone(),
+        Some(p) => ctx.cwd().join(p),
+        None if args.from == SourceKind::PiAutoMemory => {
+            let Some(agent_dir) = ctx.agent_dir() else {
+                bail!(
+                    "pi's agent directory is unknown (neither PI_CODING_AGENT_DIR nor HOME is set): pass --agent-dir or --dir"
+                );
+            };
+            import::pi_auto_memory::locate(agent_dir, ctx.cwd())?
+        }
+        None => bail!(
+            "--from {} needs the source directory (PATH or --dir DIR)",
+            args.from
+        ),
     };
     // Memory off or paused: say so once instead of refusing every entry (PA-15).
     if !args.dry_run {
@@ -47,7 +62,7 @@ pub(crate) fn cmd_import(ctx: &Context, args: ImportArgs) -> Result<()> {
             &scan.root,
         ));
     }
-    if scan.root != path {
+    if scan.root != path || args.path.is_none() && args.dir.is_none() {
         eprintln!("pimem: importing from {}", scan.root.display());
     }
     print_text(&import::report_text(&items, args.dry_run))

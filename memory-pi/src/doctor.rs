@@ -33,7 +33,8 @@ use std::path::{Path, PathBuf};
 
 use memory_core::messages::doctor as msg;
 use memory_core::{
-    Config, LockState, Project, Switch, SwitchState, check_dir_usable, load_config, open_project,
+    Config, Language, LockState, Project, Switch, SwitchState, check_dir_usable, load_config,
+    open_project, ui_language,
 };
 use memory_index::{index_capacity, injection_window, is_entry_candidate, parse_index};
 use memory_keys::{Platform, ProjectKind, Source, dir_name, identify_with};
@@ -142,6 +143,8 @@ pub struct Input {
 pub struct Report {
     /// Every check.
     pub checks: Vec<Check>,
+    /// The language of the reasons and fixes.
+    pub language: Language,
 }
 
 impl Report {
@@ -160,7 +163,9 @@ impl Report {
         let width = self.checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
         let mut out = String::new();
         let counts = |s: State| self.checks.iter().filter(|c| c.state == s).count();
+        let l = self.language;
         out.push_str(&msg::summary(
+            l,
             counts(State::Ok),
             counts(State::Warning),
             counts(State::Failure),
@@ -175,7 +180,12 @@ impl Report {
                 c.reason
             ));
             if let Some(fix) = &c.fix {
-                out.push_str(&format!("\n{:<9} {:<width$}  {} {fix}", "", "", msg::FIX));
+                out.push_str(&format!(
+                    "\n{:<9} {:<width$}  {} {fix}",
+                    "",
+                    "",
+                    msg::fix(self.language)
+                ));
             }
         }
         out
@@ -194,9 +204,10 @@ impl Report {
 
 /// Runs every check.
 pub fn run(input: &Input) -> Report {
+    let l = language(input);
     let mut checks = Vec::new();
-    let (config, project_cfg) = config_checks(input, &mut checks);
-    checks.push(switch_check(input));
+    let (config, project_cfg) = config_checks(input, &mut checks, l);
+    checks.push(switch_check(input, l));
     let opened = open_project(
         &config,
         &input.cwd,
@@ -209,42 +220,59 @@ pub fn run(input: &Input) -> Report {
             checks.push(Check::new(
                 "root.reachable",
                 State::Unchecked,
-                msg::no_project(),
+                msg::no_project(l),
             ));
             checks.push(
-                Check::new("project.identity", State::Failure, msg::identity_failed(&e))
-                    .fix(msg::identity_fix()),
+                Check::new(
+                    "project.identity",
+                    State::Failure,
+                    msg::identity_failed(l, &e),
+                )
+                .fix(msg::identity_fix(l)),
             );
             None
         }
     };
     if let Some(project) = &project {
-        checks.push(reachable_check(project));
-        checks.push(privacy_check(project));
-        checks.push(identity_check(input, project));
-        index_checks(project, &config, &mut checks);
-        checks.push(lock_check(project));
+        checks.push(reachable_check(project, l));
+        checks.push(privacy_check(project, l));
+        checks.push(identity_check(input, project, l));
+        index_checks(project, &config, &mut checks, l);
+        checks.push(lock_check(project, l));
     }
-    checks.push(models_check(input, &config));
-    checks.push(protocol_check(input));
+    checks.push(models_check(input, &config, l));
+    checks.push(protocol_check(input, l));
     if let Some(project) = &project {
-        checks.push(layout_check(input, project));
-        checks.push(snapshot_check(project, &config));
+        checks.push(layout_check(input, project, l));
+        checks.push(snapshot_check(project, &config, l));
     }
     let _ = project_cfg;
-    Report { checks }
+    Report {
+        checks,
+        language: l,
+    }
 }
 
-fn config_checks(input: &Input, checks: &mut Vec<Check>) -> (Config, bool) {
+/// The language of the report's texts: `memory.json`'s `language`, else the locale
+/// (`memory_core::ui_language`). Check ids and states stay English (PA-03).
+fn language(input: &Input) -> Language {
+    let config = match &input.agent_dir {
+        Some(dir) => load_config(dir, &input.cwd, input.trusted).config,
+        None => Config::default(),
+    };
+    ui_language(&config)
+}
+
+fn config_checks(input: &Input, checks: &mut Vec<Check>, l: Language) -> (Config, bool) {
     let Some(agent_dir) = &input.agent_dir else {
         checks.push(
-            Check::new("config.agent", State::Failure, msg::no_agent_dir())
-                .fix(msg::no_agent_dir_fix()),
+            Check::new("config.agent", State::Failure, msg::no_agent_dir(l))
+                .fix(msg::no_agent_dir_fix(l)),
         );
         checks.push(Check::new(
             "config.project",
             State::Unchecked,
-            msg::no_agent_dir(),
+            msg::no_agent_dir(l),
         ));
         return (Config::default(), false);
     };
@@ -259,66 +287,68 @@ fn config_checks(input: &Input, checks: &mut Vec<Check>) -> (Config, bool) {
             checks.push(Check::new(
                 id,
                 State::Unchecked,
-                msg::config_untrusted(file),
+                msg::config_untrusted(l, file),
             ));
             continue;
         }
         let problems: Vec<_> = loaded.problems.iter().filter(|p| &p.path == file).collect();
         let check = if let Some(fatal) = problems.iter().find(|p| p.fatal) {
-            Check::new(id, State::Failure, msg::config_fatal(&fatal.to_string()))
-                .fix(msg::config_fix(file))
+            Check::new(id, State::Failure, msg::config_fatal(l, &fatal.to_string()))
+                .fix(msg::config_fix(l, file))
         } else if !problems.is_empty() {
             let text: Vec<String> = problems.iter().map(|p| p.message.clone()).collect();
-            Check::new(id, State::Warning, msg::config_problems(file, &text))
-                .fix(msg::config_fix(file))
+            Check::new(id, State::Warning, msg::config_problems(l, file, &text))
+                .fix(msg::config_fix(l, file))
         } else if loaded.sources.contains(file) {
-            Check::new(id, State::Ok, msg::config_ok(file))
+            Check::new(id, State::Ok, msg::config_ok(l, file))
         } else {
-            Check::new(id, State::Ok, msg::config_missing(file))
+            Check::new(id, State::Ok, msg::config_missing(l, file))
         };
         checks.push(check);
     }
     (loaded.config, input.trusted)
 }
 
-fn switch_check(input: &Input) -> Check {
+fn switch_check(input: &Input, l: Language) -> Check {
     let Some(agent_dir) = &input.agent_dir else {
-        return Check::new("switch", State::Unchecked, msg::no_agent_dir());
+        return Check::new("switch", State::Unchecked, msg::no_agent_dir(l));
     };
     let switch = Switch::new(agent_dir, std::time::Duration::ZERO);
     match switch.state() {
         SwitchState::On { file } => {
-            Check::new("switch", State::Ok, msg::switch_on(&switch.path(), file))
+            Check::new("switch", State::Ok, msg::switch_on(l, &switch.path(), file))
         }
-        SwitchState::Off => Check::new("switch", State::Warning, msg::switch_off(&switch.path()))
-            .fix(memory_core::messages::TURN_ON_HINT),
+        SwitchState::Off => {
+            Check::new("switch", State::Warning, msg::switch_off(l, &switch.path()))
+                .fix(memory_core::messages::turn_on_hint(l))
+        }
         SwitchState::Paused(p) => Check::new("switch", State::Failure, p.to_string())
-            .fix(msg::switch_paused_fix(&switch.path())),
+            .fix(msg::switch_paused_fix(l, &switch.path())),
     }
 }
 
-fn reachable_check(project: &Project) -> Check {
+fn reachable_check(project: &Project, l: Language) -> Check {
     for dir in [project.memory_root.as_path(), project.dir.path.as_path()] {
         if let Err(problem) = check_dir_usable(dir) {
             return Check::new("root.reachable", State::Failure, problem.to_string())
-                .fix(msg::reachable_fix(dir));
+                .fix(msg::reachable_fix(l, dir));
         }
     }
     if !project.memory_root.exists() {
         return Check::new(
             "root.reachable",
             State::Ok,
-            msg::root_not_created(&project.memory_root),
+            msg::root_not_created(l, &project.memory_root),
         );
     }
     Check::new(
         "root.reachable",
         State::Ok,
-        msg::root_ok(&project.memory_root, project.dir.path.exists()),
+        msg::root_ok(l, &project.memory_root, project.dir.path.exists()),
     )
 }
 
-fn privacy_check(project: &Project) -> Check {
+fn privacy_check(project: &Project, l: Language) -> Check {
     let mut loose: Vec<String> = Vec::new();
     let mut visit = |path: &Path, want_dir: bool| {
         if let Ok(m) = std::fs::symlink_metadata(path) {
@@ -345,35 +375,40 @@ fn privacy_check(project: &Project) -> Check {
         return Check::new(
             "root.private",
             State::Unchecked,
-            msg::root_not_created(&project.memory_root),
+            msg::root_not_created(l, &project.memory_root),
         );
     }
     if loose.is_empty() {
-        Check::new("root.private", State::Ok, msg::private_ok())
+        Check::new("root.private", State::Ok, msg::private_ok(l))
     } else {
-        Check::new("root.private", State::Warning, msg::private_loose(&loose))
-            .fix(msg::private_fix(&project.memory_root))
+        Check::new(
+            "root.private",
+            State::Warning,
+            msg::private_loose(l, &loose),
+        )
+        .fix(msg::private_fix(l, &project.memory_root))
     }
 }
 
-fn identity_check(input: &Input, project: &Project) -> Check {
+fn identity_check(input: &Input, project: &Project, l: Language) -> Check {
     let found = identify_with(&input.cwd, &memory_keys::GitEnv::from_process());
     let how = match (&project.dir.kind, &found.source) {
-        (ProjectKind::Git, Source::Native) => msg::derived_git(true, None),
-        (ProjectKind::Git, Source::Git { reason }) => msg::derived_git(false, Some(reason)),
+        (ProjectKind::Git, Source::Native) => msg::derived_git(l, true, None),
+        (ProjectKind::Git, Source::Git { reason }) => msg::derived_git(l, false, Some(reason)),
         (ProjectKind::Local, source) => {
             let via_git = match source {
                 Source::Native => None,
                 Source::Git { reason } => Some(reason.as_str()),
             };
             let at_cwd = Path::new(&project.dir.key) == input.cwd;
-            msg::derived_local(at_cwd, via_git)
+            msg::derived_local(l, at_cwd, via_git)
         }
     };
     Check::new(
         "project.identity",
         State::Ok,
         msg::identity(
+            l,
             project.dir.kind.as_str(),
             &project.dir.key,
             &project.dir.path,
@@ -382,7 +417,7 @@ fn identity_check(input: &Input, project: &Project) -> Check {
     )
 }
 
-fn index_checks(project: &Project, cfg: &Config, checks: &mut Vec<Check>) {
+fn index_checks(project: &Project, cfg: &Config, checks: &mut Vec<Check>, l: Language) {
     let store = &project.store;
     let index_path = project.dir.path.join(memory_core::INDEX_FILE);
     let raw_bytes = match std::fs::read(&index_path) {
@@ -392,14 +427,14 @@ fn index_checks(project: &Project, cfg: &Config, checks: &mut Vec<Check>) {
             checks.push(Check::new(
                 "index.parse",
                 State::Failure,
-                msg::index_unreadable(&index_path, &e),
+                msg::index_unreadable(l, &index_path, &e),
             ));
             return;
         }
     };
     let raw = match raw_bytes {
         None => {
-            checks.push(Check::new("index.parse", State::Ok, msg::index_missing()));
+            checks.push(Check::new("index.parse", State::Ok, msg::index_missing(l)));
             String::new()
         }
         Some(bytes) => match String::from_utf8(bytes) {
@@ -408,7 +443,7 @@ fn index_checks(project: &Project, cfg: &Config, checks: &mut Vec<Check>) {
                 checks.push(Check::new(
                     "index.parse",
                     State::Ok,
-                    msg::index_parsed(parsed.entries.len(), parsed.unrecognized),
+                    msg::index_parsed(l, parsed.entries.len(), parsed.unrecognized),
                 ));
                 text
             }
@@ -417,9 +452,9 @@ fn index_checks(project: &Project, cfg: &Config, checks: &mut Vec<Check>) {
                     Check::new(
                         "index.parse",
                         State::Failure,
-                        msg::index_not_utf8(e.utf8_error().valid_up_to()),
+                        msg::index_not_utf8(l, e.utf8_error().valid_up_to()),
                     )
-                    .fix(msg::index_rebuild_fix()),
+                    .fix(msg::index_rebuild_fix(l)),
                 );
                 String::from_utf8_lossy(e.as_bytes()).into_owned()
             }
@@ -464,16 +499,16 @@ fn index_checks(project: &Project, cfg: &Config, checks: &mut Vec<Check>) {
         Check::new(
             "index.agreement",
             State::Ok,
-            msg::agreement_ok(entries.len()),
+            msg::agreement_ok(l, entries.len()),
         )
     } else {
         let not_entries: Vec<String> = not_entries.into_iter().collect();
         Check::new(
             "index.agreement",
             State::Warning,
-            msg::agreement(&unlisted, &dangling, &not_entries),
+            msg::agreement(l, &unlisted, &dangling, &not_entries),
         )
-        .fix(msg::index_rebuild_fix())
+        .fix(msg::index_rebuild_fix(l))
     };
     checks.push(agreement);
 
@@ -486,21 +521,21 @@ fn index_checks(project: &Project, cfg: &Config, checks: &mut Vec<Check>) {
         Check::new(
             "index.capacity",
             State::Warning,
-            msg::capacity_over(cap.lines, lines_max, cap.bytes, bytes_max),
+            msg::capacity_over(l, cap.lines, lines_max, cap.bytes, bytes_max),
         )
-        .fix(msg::capacity_fix())
+        .fix(msg::capacity_fix(l))
     } else if near(cap.lines, lines_max) || near(cap.bytes, bytes_max) {
         Check::new(
             "index.capacity",
             State::Warning,
-            msg::capacity_near(cap.lines, lines_max, cap.bytes, bytes_max),
+            msg::capacity_near(l, cap.lines, lines_max, cap.bytes, bytes_max),
         )
-        .fix(msg::capacity_fix())
+        .fix(msg::capacity_fix(l))
     } else {
         Check::new(
             "index.capacity",
             State::Ok,
-            msg::capacity_ok(cap.lines, lines_max, cap.bytes, bytes_max),
+            msg::capacity_ok(l, cap.lines, lines_max, cap.bytes, bytes_max),
         )
     };
     checks.push(capacity);
@@ -530,57 +565,68 @@ fn index_checks(project: &Project, cfg: &Config, checks: &mut Vec<Check>) {
         Check::new(
             "index.window",
             State::Warning,
-            msg::window_outside(window.lines, win_lines, window.bytes, win_bytes, &outside),
+            msg::window_outside(
+                l,
+                window.lines,
+                win_lines,
+                window.bytes,
+                win_bytes,
+                &outside,
+            ),
         )
-        .fix(msg::window_fix())
+        .fix(msg::window_fix(l))
     } else if near(window.lines, win_lines) || near(window.bytes, win_bytes) {
         Check::new(
             "index.window",
             State::Warning,
-            msg::window_near(window.lines, win_lines, window.bytes, win_bytes),
+            msg::window_near(l, window.lines, win_lines, window.bytes, win_bytes),
         )
-        .fix(msg::window_fix())
+        .fix(msg::window_fix(l))
     } else {
         Check::new(
             "index.window",
             State::Ok,
-            msg::window_ok(window.lines, win_lines, window.bytes, win_bytes),
+            msg::window_ok(l, window.lines, win_lines, window.bytes, win_bytes),
         )
     };
     checks.push(window_check);
 }
 
-fn lock_check(project: &Project) -> Check {
+fn lock_check(project: &Project, l: Language) -> Check {
     match project.store.lock_state() {
-        Ok(LockState::Free) => Check::new("lock", State::Ok, msg::lock_free()),
+        Ok(LockState::Free) => Check::new("lock", State::Ok, msg::lock_free(l)),
         Ok(LockState::Held(h)) => {
             let here = h.hostname == memory_core::lock_info::hostname();
             if !here {
-                Check::new("lock", State::Warning, msg::lock_other_host(&h.describe()))
-                    .fix(msg::lock_unlock_fix())
+                Check::new(
+                    "lock",
+                    State::Warning,
+                    msg::lock_other_host(l, &h.describe()),
+                )
+                .fix(msg::lock_unlock_fix(l))
             } else if memory_core::lock_info::pid_alive(h.pid) {
-                Check::new("lock", State::Ok, msg::lock_live(&h.describe()))
+                Check::new("lock", State::Ok, msg::lock_live(l, &h.describe()))
             } else {
-                Check::new("lock", State::Warning, msg::lock_dead(&h.describe()))
-                    .fix(msg::lock_unlock_fix())
+                Check::new("lock", State::Warning, msg::lock_dead(l, &h.describe()))
+                    .fix(msg::lock_unlock_fix(l))
             }
         }
         Ok(LockState::Unreadable { empty }) => {
-            Check::new("lock", State::Failure, msg::lock_unreadable(empty))
-                .fix(msg::lock_unlock_fix())
+            Check::new("lock", State::Failure, msg::lock_unreadable(l, empty))
+                .fix(msg::lock_unlock_fix(l))
         }
         Err(e) => Check::new("lock", State::Failure, e.to_string()),
     }
 }
 
-fn models_check(input: &Input, cfg: &Config) -> Check {
+fn models_check(input: &Input, cfg: &Config, l: Language) -> Check {
     let tasks = cfg.tasks_needing_models();
     let configured: Vec<(&str, &str)> = tasks
         .iter()
         .filter_map(|t| cfg.task_model(*t).map(|m| (t.key(), m)))
         .collect();
     if configured.is_empty() {
-        return Check::new("models", State::Ok, msg::models_none());
+        return Check::new("models", State::Ok, msg::models_none(l));
     }
     match &input.models {
         Models::Unchecked(reason) => Check::new("models", State::Unchecked, reason.clone()),
@@ -595,15 +641,16 @@ fn models_check(input: &Input, cfg: &Config) -> Check {
                     .iter()
                     .map(|(t, m)| format!("{t}: {m}"))
                     .collect();
-                Check::new("models", State::Ok, msg::models_ok(&all))
+                Check::new("models", State::Ok, msg::models_ok(l, &all))
             } else {
-                Check::new("models", State::Failure, msg::models_bad(&bad)).fix(msg::models_fix())
+                Check::new("models", State::Failure, msg::models_bad(l, &bad))
+                    .fix(msg::models_fix(l))
             }
         }
     }
 }
 
-fn protocol_check(input: &Input) -> Check {
+fn protocol_check(input: &Input, l: Language) -> Check {
     let (protocol, version) = &input.binary;
     match &input.protocol {
         Protocol::Unchecked(reason) => Check::new("protocol", State::Unchecked, reason.clone()),
@@ -613,23 +660,25 @@ fn protocol_check(input: &Input) -> Check {
         } if p != protocol => Check::new(
             "protocol",
             State::Failure,
-            msg::protocol_mismatch(*p, v, *protocol, version),
+            msg::protocol_mismatch(l, *p, v, *protocol, version),
         )
-        .fix(msg::protocol_fix()),
+        .fix(msg::protocol_fix(l)),
         Protocol::Extension { version: v, .. } if v != version => Check::new(
             "protocol",
             State::Warning,
-            msg::version_mismatch(*protocol, v, version),
+            msg::version_mismatch(l, *protocol, v, version),
         )
-        .fix(msg::protocol_fix()),
-        Protocol::Extension { .. } => {
-            Check::new("protocol", State::Ok, msg::protocol_ok(*protocol, version))
-        }
+        .fix(msg::protocol_fix(l)),
+        Protocol::Extension { .. } => Check::new(
+            "protocol",
+            State::Ok,
+            msg::protocol_ok(l, *protocol, version),
+        ),
     }
 }
 
 /// pre-2.5 Windows nested layout, and directories another identity of this project used.
-fn layout_check(input: &Input, project: &Project) -> Check {
+fn layout_check(input: &Input, project: &Project, l: Language) -> Check {
     let root = &project.memory_root;
     let mut found: Vec<String> = Vec::new();
     if input.platform == Platform::Windows && project.dir.kind == ProjectKind::Local {
@@ -639,7 +688,7 @@ fn layout_check(input: &Input, project: &Project) -> Check {
         if legacy.contains('\\') {
             let nested = root.join("local").join(legacy.replace('\\', "/"));
             if nested.is_dir() {
-                found.push(msg::legacy_nested(&nested));
+                found.push(msg::legacy_nested(l, &nested));
             }
         }
     }
@@ -651,7 +700,7 @@ fn layout_check(input: &Input, project: &Project) -> Check {
             let key = top.to_string_lossy();
             let local = root.join("local").join(dir_name(&key, input.platform));
             if has_memories(&local) {
-                found.push(msg::orphan_local(&local));
+                found.push(msg::orphan_local(l, &local));
             }
         }
         let repo = project
@@ -675,15 +724,19 @@ fn layout_check(input: &Input, project: &Project) -> Check {
                 .collect();
             others.sort();
             for p in others {
-                found.push(msg::orphan_git(&p));
+                found.push(msg::orphan_git(l, &p));
             }
         }
     }
     if found.is_empty() {
-        Check::new("layout.legacy", State::Ok, msg::layout_ok())
+        Check::new("layout.legacy", State::Ok, msg::layout_ok(l))
     } else {
-        Check::new("layout.legacy", State::Warning, msg::layout_found(&found))
-            .fix(msg::layout_fix(&project.dir.path))
+        Check::new(
+            "layout.legacy",
+            State::Warning,
+            msg::layout_found(l, &found),
+        )
+        .fix(msg::layout_fix(l, &project.dir.path))
     }
 }
 
@@ -702,10 +755,10 @@ fn repo_root(cwd: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-fn snapshot_check(project: &Project, cfg: &Config) -> Check {
+fn snapshot_check(project: &Project, cfg: &Config, l: Language) -> Check {
     let backups = project.dir.path.join(memory_keys::layout::BACKUPS_DIR);
     let Ok(rd) = std::fs::read_dir(&backups) else {
-        return Check::new("snapshots", State::Ok, msg::snapshots_none());
+        return Check::new("snapshots", State::Ok, msg::snapshots_none(l));
     };
     let mut count = 0usize;
     let mut migrate = 0usize;
@@ -729,10 +782,10 @@ fn snapshot_check(project: &Project, cfg: &Config) -> Check {
     let check = Check::new(
         "snapshots",
         state,
-        msg::snapshots(count, migrate, bytes, cfg.lock.snapshot_keep),
+        msg::snapshots(l, count, migrate, bytes, cfg.lock.snapshot_keep),
     );
     if state == State::Warning {
-        check.fix(msg::snapshots_fix())
+        check.fix(msg::snapshots_fix(l))
     } else {
         check
     }

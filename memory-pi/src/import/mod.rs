@@ -26,6 +26,7 @@
 pub mod claude_code;
 pub mod dir;
 pub mod frontmatter;
+pub mod pi_auto_memory;
 pub mod pi_memory;
 
 use std::collections::HashSet;
@@ -136,14 +137,18 @@ pub enum SourceKind {
     PiMemory,
     /// Any directory of Markdown files (YAML frontmatter optional).
     Dir,
+    /// A pi-auto-memory project directory (`<agentDir>/memory/<git-|cwd-><sha256>/`, PA-05),
+    /// found by its identity rule when no directory is given ([`pi_auto_memory::locate`]).
+    PiAutoMemory,
 }
 
 impl SourceKind {
     /// Every kind, as `--from` spells them.
-    pub const ALL: [SourceKind; 3] = [
+    pub const ALL: [SourceKind; 4] = [
         SourceKind::ClaudeCode,
         SourceKind::PiMemory,
         SourceKind::Dir,
+        SourceKind::PiAutoMemory,
     ];
 
     /// The `--from` spelling.
@@ -152,6 +157,7 @@ impl SourceKind {
             SourceKind::ClaudeCode => "claude-code",
             SourceKind::PiMemory => "pi-memory",
             SourceKind::Dir => "dir",
+            SourceKind::PiAutoMemory => "pi-auto-memory",
         }
     }
 
@@ -161,6 +167,7 @@ impl SourceKind {
             SourceKind::ClaudeCode => Box::new(claude_code::ClaudeCode),
             SourceKind::PiMemory => Box::new(pi_memory::PiMemory),
             SourceKind::Dir => Box::new(dir::MarkdownDir),
+            SourceKind::PiAutoMemory => Box::new(pi_auto_memory::PiAutoMemory),
         }
     }
 }

@@ -74,11 +74,16 @@ pub(super) fn switch_command(server: &Server, enabled: bool) -> CommandResult {
         return CommandResult::show("Memory not initialized.", Level::Info);
     };
     let switch = &session.switch;
+    let l = memory_core::ui_language(&session.cfg);
     match switch.set(enabled) {
-        Ok(out) if enabled => {
-            CommandResult::show(msg::switched_on(&switch.path(), out.written), Level::Info)
-        }
-        Ok(out) => CommandResult::show(msg::switched_off(&switch.path(), out.written), Level::Info),
+        Ok(out) if enabled => CommandResult::show(
+            msg::switched_on(l, &switch.path(), out.written),
+            Level::Info,
+        ),
+        Ok(out) => CommandResult::show(
+            msg::switched_off(l, &switch.path(), out.written),
+            Level::Info,
+        ),
         Err(e) => CommandResult::show(e.to_string(), Level::Error),
     }
 }
@@ -94,7 +99,9 @@ pub(super) fn doctor_command(server: &Server) -> CommandResult {
         .collect();
     let protocol = match server.client.lock().clone() {
         Some((protocol, version)) => doctor::Protocol::Extension { protocol, version },
-        None => doctor::Protocol::Unchecked(msg::doctor::protocol_cli()),
+        None => doctor::Protocol::Unchecked(msg::doctor::protocol_cli(memory_core::ui_language(
+            &session.cfg,
+        ))),
     };
     let report = doctor::run(&doctor::Input {
         cwd: info.cwd.clone(),

@@ -361,7 +361,10 @@ fn status(server: &Server) -> CommandResult {
         &session.modules,
         Some(&inject),
     ) {
-        Ok(text) => match memory_core::messages::status_switch_line(&state) {
+        Ok(text) => match memory_core::messages::status_switch_line(
+            memory_core::ui_language(&session.cfg),
+            &state,
+        ) {
             // Off or paused: one line before pi-memory's 7 (PA-16; PM-75 when on).
             Some(line) => reply(format!("{line}\n{text}"), Level::Warning),
             None => reply(text, Level::Info),
@@ -411,7 +414,7 @@ fn dream(server: &Server, confirmed: bool) -> CommandResult {
     }
     if let Some(refusal) = session.switch.state().refusal() {
         return reply(
-            memory_core::messages::dream_refused(&refusal),
+            memory_core::messages::dream_refused(memory_core::ui_language(&session.cfg), &refusal),
             Level::Warning,
         );
     }

@@ -12,6 +12,7 @@ mod dir;
 mod doctor;
 mod fuzz_regressions;
 mod import;
+mod import_pa;
 mod mcp;
 mod serve;
 mod serve_sessions;

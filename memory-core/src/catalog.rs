@@ -1,0 +1,678 @@
+//! The message catalog: every text a person reads, in English and Simplified Chinese
+//! (PA-03).
+//!
+//! One table, [`Text`], with one key per text; [`Text::template`] gives a key's template in a
+//! [`Language`] and [`t`] fills its `{name}` placeholders. The table is written with one macro
+//! invocation in which every key must give both `en` and `zh` (a key without one of them
+//! does not compile), and [`Text::ALL`] lists every key, so the tests below enumerate the
+//! whole table: each template non-empty, the same placeholders in both languages, the
+//! Chinese one actually Chinese.
+//!
+//! Decision: a typed key enum and templates rather than one function per text per
+//! language: a missing translation is a compile error, a placeholder mismatch a test
+//! failure, and the functions that compose texts ([`crate::messages`], the doctor, the
+//! status block) keep their logic in one place for both languages.
+//!
+//! What is **not** in the catalog, on purpose: texts the model reads (tool results, the
+//! `memory_index` section, surfacing, extraction and dream prompts keep pi-memory's exact
+//! English, byte for byte), error strings pinned by the spec (`Memory is off`,
+//! `Memory conflict: stale version`), check ids, states and error classes (English in every
+//! language, PA-03).
+//!
+//! A placeholder is `{` + ASCII lowercase letters, digits or `_` + `}`; any other brace is
+//! literal text (`{"version": 1}` stays as written).
+
+use std::fmt::Display;
+
+use crate::config::Language;
+
+macro_rules! catalog {
+    ($( $(#[$doc:meta])* $key:ident => { en: $en:expr, zh: $zh:expr $(,)? } )*) => {
+        /// One text of the catalog.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Text {
+            $( $(#[$doc])* $key, )*
+        }
+
+        impl Text {
+            /// Every key, in table order.
+            pub const ALL: &'static [Text] = &[ $( Text::$key, )* ];
+
+            /// The key's template in `language`.
+            pub fn template(self, language: Language) -> &'static str {
+                match (self, language) {
+                    $(
+                        (Text::$key, Language::En) => $en,
+                        (Text::$key, Language::ZhCn) => $zh,
+                    )*
+                }
+            }
+
+            /// The key's name (`SwitchedOn`), for test messages.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( Text::$key => stringify!($key), )*
+                }
+            }
+        }
+    };
+}
+
+/// The key's text in `language` with its placeholders filled from `args` (`("path", &p)`).
+/// A placeholder without an argument stays as written (a test checks none is left).
+pub fn t(language: Language, key: Text, args: &[(&str, &dyn Display)]) -> String {
+    fill(key.template(language), args)
+}
+
+/// Fills `{name}` placeholders of `template`.
+pub fn fill(template: &str, args: &[(&str, &dyn Display)]) -> String {
+    let mut out = String::with_capacity(template.len() + 32);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let close = after.find('}');
+        let name = close.map(|c| &after[..c]);
+        match name.filter(|n| is_placeholder(n)) {
+            Some(n) => {
+                match args.iter().find(|(k, _)| *k == n) {
+                    Some((_, v)) => out.push_str(&v.to_string()),
+                    None => {
+                        out.push('{');
+                        out.push_str(n);
+                        out.push('}');
+                    }
+                }
+                rest = &after[n.len() + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether `name` is a placeholder's name.
+fn is_placeholder(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// The placeholders of a template, sorted and deduplicated.
+pub fn placeholders(template: &str) -> Vec<&str> {
+    let mut found = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        match after.find('}').map(|c| &after[..c]) {
+            Some(n) if is_placeholder(n) => {
+                found.push(n);
+                rest = &after[n.len() + 1..];
+            }
+            _ => rest = after,
+        }
+    }
+    found.sort_unstable();
+    found.dedup();
+    found
+}
+
+catalog! {
+    // ---- The switch (PA-10..PA-16) ----
+    /// How to turn memory back on.
+    TurnOnHint => {
+        en: "Run /memory on (or `pimem on`) to use it again.",
+        zh: "运行 /memory on（或 `pimem on`）即可重新启用。",
+    }
+    /// `/memory off` succeeded: `{how}`, `{hint}`.
+    SwitchedOff => {
+        en: "Memory is off for every project of this pi agent directory ({how}). No surfacing, extraction or dream, and the memory_index section is left out from the next turn on; the files and history are kept. {hint}",
+        zh: "已为此 pi agent 目录下的所有项目关闭记忆（{how}）。从下一轮起不再召回、提取或整理，也不再注入 memory_index 部分；文件和历史记录都会保留。{hint}",
+    }
+    /// The switch file was written: `{path}`.
+    SwitchSavedIn => {
+        en: "saved in {path}",
+        zh: "已保存到 {path}",
+    }
+    /// `/memory off` while already off: `{path}`.
+    SwitchAlreadyOff => {
+        en: "it already was ({path})",
+        zh: "原本就已关闭（{path}）",
+    }
+    /// `/memory on` succeeded: `{how}`.
+    SwitchedOn => {
+        en: "Memory is on ({how}). The memory_index section is read again at the next turn.",
+        zh: "记忆已开启（{how}）。下一轮起重新读取 memory_index 部分。",
+    }
+    /// `/memory on` while already on.
+    SwitchAlreadyOn => {
+        en: "it already was",
+        zh: "原本就已开启",
+    }
+    /// The `Switch:` line: on by the file.
+    SwitchLineOn => {
+        en: "Switch: on",
+        zh: "开关：开启",
+    }
+    /// The `Switch:` line: on without a file.
+    SwitchLineOnDefault => {
+        en: "Switch: on (default)",
+        zh: "开关：开启（默认）",
+    }
+    /// The `Switch:` line: off; `{hint}`.
+    SwitchLineOff => {
+        en: "Switch: off — {hint}",
+        zh: "开关：关闭——{hint}",
+    }
+    /// The `Switch:` line: paused; `{problem}`.
+    SwitchLinePaused => {
+        en: "Switch: paused — {problem}",
+        zh: "开关：已暂停——{problem}",
+    }
+    /// `/memory` while off: `{hint}`.
+    StatusOff => {
+        en: "Memory: off — {hint}",
+        zh: "记忆：已关闭——{hint}",
+    }
+    /// `/memory` while paused: `{problem}`.
+    StatusPaused => {
+        en: "Memory: paused — {problem}",
+        zh: "记忆：已暂停——{problem}",
+    }
+    /// `/dream` refused while off or paused: `{refusal}`, `{hint}`.
+    DreamRefused => {
+        en: "Dream not started: {refusal}. {hint}",
+        zh: "未开始整理：{refusal}。{hint}",
+    }
+
+    // ---- The status block (PM-75) ----
+    /// The seven lines of `/memory` and `pimem status`.
+    StatusBlock => {
+        en: "Dir: {dir}\nIndex: {lines}/{max_lines} lines, {bytes}/{max_bytes} bytes, {unrecognized} unrecognized lines\nInject: {inject_lines}/{inject_max_lines} lines, {inject_bytes}/{inject_max_bytes} bytes\nEntries: {entries}\n{modules}\nLast dream: {last_dream}\nLock: {lock}",
+        zh: "目录：{dir}\n索引：{lines}/{max_lines} 行，{bytes}/{max_bytes} 字节，{unrecognized} 行无法识别\n注入：{inject_lines}/{inject_max_lines} 行，{inject_bytes}/{inject_max_bytes} 字节\n条目：{entries}\n{modules}\n上次整理：{last_dream}\n锁：{lock}",
+    }
+    /// The `Modules:` line: `{dream}`, `{extract}`, `{surfacing}` (the keys stay as in
+    /// `memory.json`).
+    StatusModules => {
+        en: "Modules: dream={dream} extractMemories={extract} autoSurfacing={surfacing}",
+        zh: "模块：dream={dream} extractMemories={extract} autoSurfacing={surfacing}",
+    }
+    /// A module on with `{model}`.
+    ModuleOn => { en: "on({model})", zh: "开启（{model}）" }
+    /// A module on without a model.
+    ModuleOnLexical => { en: "on(lexical)", zh: "开启（词法）" }
+    /// A module switched off.
+    ModuleOff => { en: "off", zh: "关闭" }
+    /// A module off for want of a model.
+    ModuleNoModel => { en: "off(no model)", zh: "关闭（未配置模型）" }
+    /// A module whose `{model}` cannot be resolved.
+    ModuleUnresolvable => {
+        en: "off(unresolvable model {model})",
+        zh: "关闭（无法解析模型 {model}）",
+    }
+    /// No dream yet.
+    StatusNeverDreamed => { en: "never", zh: "从未" }
+    /// The lock is free.
+    StatusLockFree => { en: "free", zh: "空闲" }
+    /// The lock record cannot be read.
+    StatusLockUnreadable => {
+        en: "unreadable — run /memory unlock",
+        zh: "无法读取——请运行 /memory unlock",
+    }
+    /// The lock is held by `{holder}`.
+    StatusLockHeld => { en: "held by {holder}", zh: "由 {holder} 持有" }
+
+    // ---- The doctor (PA-26, PA-52) ----
+    /// Prefix of a fix line.
+    DoctorFix => { en: "fix:", zh: "修复：" }
+    /// The report's first line.
+    DoctorSummary => {
+        en: "Memory doctor: {ok} ok, {warning} warning, {failure} failure, {unchecked} unchecked",
+        zh: "记忆诊断：{ok} 项正常，{warning} 项警告，{failure} 项失败，{unchecked} 项未检查",
+    }
+    /// No agent directory.
+    DoctorNoAgentDir => {
+        en: "pi's agent directory is unknown (neither PI_CODING_AGENT_DIR nor HOME is set)",
+        zh: "无法确定 pi 的 agent 目录（PI_CODING_AGENT_DIR 和 HOME 均未设置）",
+    }
+    /// Fix for it.
+    DoctorNoAgentDirFix => {
+        en: "set HOME, or pass --agent-dir",
+        zh: "设置 HOME，或传入 --agent-dir",
+    }
+    /// The project layer is not read: `{file}`.
+    DoctorConfigUntrusted => {
+        en: "{file} not read: the project is not trusted (pi asks; the CLI needs --trust-project)",
+        zh: "未读取 {file}：项目未被信任（pi 会询问；CLI 需要 --trust-project）",
+    }
+    /// An existing file cannot be read: `{problem}`.
+    DoctorConfigFatal => {
+        en: "{problem} — memory cannot start with it (Failed to load memory config)",
+        zh: "{problem}——记忆无法以此配置启动（Failed to load memory config）",
+    }
+    /// Values fell back to defaults: `{file}`, `{problems}`.
+    DoctorConfigProblems => { en: "{file}: {problems}", zh: "{file}：{problems}" }
+    /// Fix for configuration problems.
+    DoctorConfigFix => {
+        en: "edit {file} (the keys and defaults are in the README)",
+        zh: "编辑 {file}（各项键与默认值见 README）",
+    }
+    /// A configuration file read without problems.
+    DoctorConfigOk => { en: "{file} read, no problems", zh: "已读取 {file}，没有问题" }
+    /// No configuration file.
+    DoctorConfigMissing => {
+        en: "{file} does not exist: defaults apply",
+        zh: "{file} 不存在：使用默认值",
+    }
+    /// The switch file says on.
+    DoctorSwitchOn => { en: "memory is on ({path})", zh: "记忆已开启（{path}）" }
+    /// On without a switch file.
+    DoctorSwitchOnDefault => {
+        en: "memory is on (no {path}: on by default)",
+        zh: "记忆已开启（没有 {path}：默认开启）",
+    }
+    /// The switch says off.
+    DoctorSwitchOff => {
+        en: "memory is off ({path}): no surfacing, extraction, dream or memory_index section",
+        zh: "记忆已关闭（{path}）：不召回、不提取、不整理，也不注入 memory_index 部分",
+    }
+    /// Fix for a paused switch.
+    DoctorSwitchPausedFix => {
+        en: "write {\"version\": 1, \"enabled\": true} to {path} or delete it",
+        zh: "向 {path} 写入 {\"version\": 1, \"enabled\": true}，或删除该文件",
+    }
+    /// Directory checks skipped.
+    DoctorNoProject => {
+        en: "not checked: the project's memory directory is unknown (see project.identity)",
+        zh: "未检查：无法确定项目的记忆目录（见 project.identity）",
+    }
+    /// Identity failure: `{category}`, `{error}`.
+    DoctorIdentityFailed => { en: "{category}: {error}", zh: "{category}：{error}" }
+    /// Fix for an identity failure.
+    DoctorIdentityFix => {
+        en: "check memoryDir in memory.json and that HOME is set; the directory must stay inside memoryDir",
+        zh: "检查 memory.json 中的 memoryDir 以及 HOME 是否已设置；该目录必须位于 memoryDir 之内",
+    }
+    /// Fix for an unusable directory.
+    DoctorReachableFix => {
+        en: "make {dir} a directory you own and can read (chmod 700), without a symlink loop",
+        zh: "让 {dir} 成为你拥有且可读的目录（chmod 700），且不含符号链接循环",
+    }
+    /// The root does not exist yet.
+    DoctorRootNotCreated => {
+        en: "{root} does not exist yet (it is created, private, on the first write)",
+        zh: "{root} 尚不存在（首次写入时会以私有权限创建）",
+    }
+    /// The root is usable and so is the project directory.
+    DoctorRootOk => { en: "{root} is usable", zh: "{root} 可用" }
+    /// The root is usable, the project has no directory yet.
+    DoctorRootOkNoProject => {
+        en: "{root} is usable; this project has no directory yet",
+        zh: "{root} 可用；此项目尚无目录",
+    }
+    /// Every mode is private.
+    DoctorPrivateOk => {
+        en: "the memory root, the project directory and its files are private (0700/0600)",
+        zh: "记忆根目录、项目目录及其文件均为私有（0700/0600）",
+    }
+    /// Some modes let others in.
+    DoctorPrivateLoose => { en: "readable by others: {paths}", zh: "他人可读：{paths}" }
+    /// Fix for loose modes.
+    DoctorPrivateFix => {
+        en: "chmod -R go-rwx {root} (memories are injected into prompts; keep them yours)",
+        zh: "chmod -R go-rwx {root}（记忆会被注入提示词，请只让自己可读）",
+    }
+    /// Identity from git's files.
+    DoctorDerivedGitNative => {
+        en: "from the repository's first usable remote (origin first), read from git's files",
+        zh: "取自仓库第一个可用的 remote（优先 origin），从 git 的文件中读取",
+    }
+    /// Identity by running git: `{reason}`.
+    DoctorDerivedGitRun => {
+        en: "from the repository's first usable remote, by running git ({reason})",
+        zh: "取自仓库第一个可用的 remote，通过运行 git 得到（{reason}）",
+    }
+    /// Identity by running git, no reason.
+    DoctorDerivedGitRunPlain => {
+        en: "from the repository's first usable remote, by running git",
+        zh: "取自仓库第一个可用的 remote，通过运行 git 得到",
+    }
+    /// Local identity at the cwd.
+    DoctorDerivedCwd => {
+        en: "the working directory (outside a git work tree, or a repository root without a usable remote)",
+        zh: "工作目录（不在 git 工作树内，或仓库根目录没有可用的 remote）",
+    }
+    /// Local identity at the repository root.
+    DoctorDerivedRoot => {
+        en: "the repository root (no usable remote)",
+        zh: "仓库根目录（没有可用的 remote）",
+    }
+    /// A local identity for which git was run: `{what}`, `{reason}`.
+    DoctorDerivedViaGit => { en: "{what}; git was run ({reason})", zh: "{what}；运行了 git（{reason}）" }
+    /// The identity line: `{kind}`, `{key}`, `{dir}`, `{how}`.
+    DoctorIdentity => {
+        en: "{kind} key {key} → {dir}; derived {how}",
+        zh: "{kind} 键 {key} → {dir}；来源：{how}",
+    }
+    /// `MEMORY.md` cannot be read.
+    DoctorIndexUnreadable => { en: "{path} cannot be read: {error}", zh: "无法读取 {path}：{error}" }
+    /// No `MEMORY.md`.
+    DoctorIndexMissing => {
+        en: "no MEMORY.md yet (an empty index)",
+        zh: "尚无 MEMORY.md（索引为空）",
+    }
+    /// How `MEMORY.md` parsed.
+    DoctorIndexParsed => {
+        en: "MEMORY.md: {entries} entry lines, {unrecognized} other lines (titles, groups, comments)",
+        zh: "MEMORY.md：{entries} 行条目，{unrecognized} 行其他内容（标题、分组、注释）",
+    }
+    /// `MEMORY.md` is not UTF-8.
+    DoctorIndexNotUtf8 => {
+        en: "MEMORY.md is not valid UTF-8 (from byte {byte}); writes refuse to rewrite it",
+        zh: "MEMORY.md 不是有效的 UTF-8（从第 {byte} 字节起）；写入时拒绝改写它",
+    }
+    /// Fix: rebuild the index.
+    DoctorIndexRebuildFix => {
+        en: "pimem rebuild-index (keeps a hand-written header; the old index goes to .backups/)",
+        zh: "pimem rebuild-index（保留手写的开头部分；旧索引存入 .backups/）",
+    }
+    /// Index and files agree.
+    DoctorAgreementOk => {
+        en: "MEMORY.md and the {entries} entry files agree",
+        zh: "MEMORY.md 与 {entries} 个条目文件一致",
+    }
+    /// Entries missing from the index.
+    DoctorAgreementUnlisted => {
+        en: "entries missing from MEMORY.md (never injected): {names}",
+        zh: "MEMORY.md 中缺少的条目（永远不会被注入）：{names}",
+    }
+    /// Lines without a file.
+    DoctorAgreementDangling => {
+        en: "lines pointing at missing files: {names}",
+        zh: "指向不存在文件的行：{names}",
+    }
+    /// Markdown files that are not entries.
+    DoctorAgreementNotEntries => {
+        en: "*.md files that are not entries (invisible): {names}",
+        zh: "不是条目的 *.md 文件（不可见）：{names}",
+    }
+    /// Separator between the parts of a list of findings.
+    DoctorJoin => { en: "; ", zh: "；" }
+    /// Write capacity over the limit.
+    DoctorCapacityOver => {
+        en: "MEMORY.md is over its limit: {lines}/{max_lines} lines, {bytes}/{max_bytes} bytes (lines past it are dropped on load)",
+        zh: "MEMORY.md 超出上限：{lines}/{max_lines} 行，{bytes}/{max_bytes} 字节（超出部分在加载时被丢弃）",
+    }
+    /// Write capacity at or above 90 %.
+    DoctorCapacityNear => {
+        en: "MEMORY.md is at 90 % or more of its limit: {lines}/{max_lines} lines, {bytes}/{max_bytes} bytes",
+        zh: "MEMORY.md 已达上限的 90% 或以上：{lines}/{max_lines} 行，{bytes}/{max_bytes} 字节",
+    }
+    /// Write capacity fine.
+    DoctorCapacityOk => {
+        en: "MEMORY.md: {lines}/{max_lines} lines, {bytes}/{max_bytes} bytes",
+        zh: "MEMORY.md：{lines}/{max_lines} 行，{bytes}/{max_bytes} 字节",
+    }
+    /// Fix for capacity.
+    DoctorCapacityFix => {
+        en: "run /dream, or merge and drop stale entries (one short line per entry)",
+        zh: "运行 /dream，或合并并删除过时的条目（每个条目一行短文字）",
+    }
+    /// The window is full and cut.
+    DoctorWindowFull => {
+        en: "the injected window is full ({lines}/{max_lines} lines, {bytes}/{max_bytes} bytes) and older lines are cut",
+        zh: "注入窗口已满（{lines}/{max_lines} 行，{bytes}/{max_bytes} 字节），较早的行被截去",
+    }
+    /// Entries outside the window.
+    DoctorWindowOutside => {
+        en: "{count} entries fall outside the injected window ({lines}/{max_lines} lines, {bytes}/{max_bytes} bytes) and no longer reach the prompt: {names}",
+        zh: "{count} 个条目落在注入窗口之外（{lines}/{max_lines} 行，{bytes}/{max_bytes} 字节），不再进入提示词：{names}",
+    }
+    /// The window at or above 90 %.
+    DoctorWindowNear => {
+        en: "the injected window is at 90 % or more: {lines}/{max_lines} lines, {bytes}/{max_bytes} bytes; the next entries push the oldest out",
+        zh: "注入窗口已达 90% 或以上：{lines}/{max_lines} 行，{bytes}/{max_bytes} 字节；新条目会把最旧的挤出去",
+    }
+    /// The window fine.
+    DoctorWindowOk => {
+        en: "every index line is injected: {lines}/{max_lines} lines, {bytes}/{max_bytes} bytes",
+        zh: "所有索引行都已注入：{lines}/{max_lines} 行，{bytes}/{max_bytes} 字节",
+    }
+    /// Fix for the window.
+    DoctorWindowFix => {
+        en: "run /dream to consolidate, or raise memIndexInjectMaxLines / memIndexInjectMaxBytes in memory.json",
+        zh: "运行 /dream 进行整理，或在 memory.json 中调高 memIndexInjectMaxLines / memIndexInjectMaxBytes",
+    }
+    /// No lock.
+    DoctorLockFree => { en: "free", zh: "空闲" }
+    /// A live holder on this host.
+    DoctorLockLive => {
+        en: "held by {holder}, which is running: a write is in progress",
+        zh: "由正在运行的 {holder} 持有：有写入正在进行",
+    }
+    /// A dead holder on this host.
+    DoctorLockDead => {
+        en: "left behind by {holder}, which is not running; the next write reclaims it (lock.reclaimDead)",
+        zh: "由已不在运行的 {holder} 遗留；下一次写入会回收它（lock.reclaimDead）",
+    }
+    /// A holder on another host.
+    DoctorLockOtherHost => {
+        en: "held by {holder} on another host: its liveness cannot be checked from here",
+        zh: "由另一台主机上的 {holder} 持有：无法在此检查它是否仍在运行",
+    }
+    /// An empty lock record.
+    DoctorLockEmpty => {
+        en: ".lock is empty (0 bytes): being written, or left by a crash",
+        zh: ".lock 为空（0 字节）：正在写入，或是崩溃后遗留",
+    }
+    /// An unreadable lock record.
+    DoctorLockUnreadable => {
+        en: ".lock holds an unreadable record: every write fails until it is removed",
+        zh: ".lock 中的记录无法读取：在删除它之前所有写入都会失败",
+    }
+    /// Fix for a lock.
+    DoctorLockUnlockFix => {
+        en: "if no memory operation is running: /memory unlock (or pimem unlock)",
+        zh: "如果没有记忆操作在运行：/memory unlock（或 pimem unlock）",
+    }
+    /// No model configured.
+    DoctorModelsNone => {
+        en: "no model configured: dream is off, surfacing is lexical",
+        zh: "未配置模型：整理已关闭，召回使用词法匹配",
+    }
+    /// Every model usable.
+    DoctorModelsOk => { en: "resolvable by pi: {models}", zh: "pi 可解析：{models}" }
+    /// Unusable models.
+    DoctorModelsBad => {
+        en: "not resolvable by pi (unknown id or missing credentials): {models}",
+        zh: "pi 无法解析（未知 id 或缺少凭据）：{models}",
+    }
+    /// Fix for models.
+    DoctorModelsFix => {
+        en: "set the model as provider/model-id that pi lists (pi --list-models), with its credentials",
+        zh: "按 pi 列出的 provider/model-id 设置模型（pi --list-models），并配置其凭据",
+    }
+    /// The CLI cannot ask pi.
+    DoctorModelsCli => {
+        en: "only pi can tell which models are usable: run /memory doctor in pi",
+        zh: "只有 pi 能判断哪些模型可用：请在 pi 中运行 /memory doctor",
+    }
+    /// The CLI has no extension to compare with.
+    DoctorProtocolCli => {
+        en: "the pi extension is not running here: run /memory doctor in pi",
+        zh: "此处没有运行 pi 扩展：请在 pi 中运行 /memory doctor",
+    }
+    /// Protocols differ.
+    DoctorProtocolMismatch => {
+        en: "the extension {ext_version} speaks protocol {ext}, the binary {bin_version} speaks {bin}",
+        zh: "扩展 {ext_version} 使用协议 {ext}，二进制 {bin_version} 使用协议 {bin}",
+    }
+    /// Versions differ.
+    DoctorVersionMismatch => {
+        en: "protocol {protocol} on both sides, but the extension is {ext_version} and the binary {bin_version}",
+        zh: "两侧都使用协议 {protocol}，但扩展版本为 {ext_version}，二进制版本为 {bin_version}",
+    }
+    /// Fix for protocol and versions.
+    DoctorProtocolFix => {
+        en: "rebuild and reinstall both from one checkout: cargo xtask install",
+        zh: "从同一份代码重新构建并安装两者：cargo xtask install",
+    }
+    /// Protocols agree.
+    DoctorProtocolOk => {
+        en: "extension and binary {version} speak protocol {protocol}",
+        zh: "扩展与二进制 {version} 均使用协议 {protocol}",
+    }
+    /// A pre-2.5 nested directory.
+    DoctorLegacyNested => {
+        en: "pre-2.5 nested Windows layout at {path} (no longer read)",
+        zh: "{path} 处为 2.5 之前的 Windows 嵌套布局（已不再读取）",
+    }
+    /// The repository's local/ directory has memories.
+    DoctorOrphanLocal => {
+        en: "{path} holds memories from before this repository had a usable remote",
+        zh: "{path} 中有此仓库拥有可用 remote 之前的记忆",
+    }
+    /// Another git/ directory of the same repository name.
+    DoctorOrphanGit => {
+        en: "{path} has the same repository name (a renamed remote or owner?)",
+        zh: "{path} 的仓库名称相同（remote 或所有者改名了？）",
+    }
+    /// Nothing found.
+    DoctorLayoutOk => {
+        en: "no legacy layout or orphaned directory of this project",
+        zh: "此项目没有旧版布局或孤立目录",
+    }
+    /// Found something.
+    DoctorLayoutFound => {
+        en: "not in use, never migrated automatically: {found}",
+        zh: "未被使用，也不会自动迁移：{found}",
+    }
+    /// Fix for the layout.
+    DoctorLayoutFix => {
+        en: "move the entries you still want into {current} (then pimem rebuild-index), or delete the old directory",
+        zh: "把仍需要的条目移到 {current}（然后运行 pimem rebuild-index），或删除旧目录",
+    }
+    /// No snapshots.
+    DoctorSnapshotsNone => { en: "no snapshots yet", zh: "尚无快照" }
+    /// Snapshot count and size.
+    DoctorSnapshots => {
+        en: "{count} snapshots (lock.snapshotKeep {keep}){migrate}, {kib} KiB",
+        zh: "{count} 个快照（lock.snapshotKeep {keep}）{migrate}，{kib} KiB",
+    }
+    /// The never-pruned migration snapshots.
+    DoctorSnapshotsMigrate => {
+        en: " and {count} migrate-* (never pruned)",
+        zh: "，另有 {count} 个 migrate-*（从不清理）",
+    }
+    /// Fix for too many snapshots.
+    DoctorSnapshotsFix => {
+        en: "the next write prunes down to lock.snapshotKeep; remove old ones from .backups/ by hand if needed",
+        zh: "下一次写入会清理到 lock.snapshotKeep 个；如有需要可手动从 .backups/ 删除旧快照",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether `text` has a CJK ideograph.
+    fn has_chinese(text: &str) -> bool {
+        text.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c))
+    }
+
+    /// Keys whose text is the same in both languages on purpose.
+    const SAME_IN_BOTH: &[Text] = &[];
+
+    #[test]
+    fn every_key_has_both_languages_with_the_same_placeholders() {
+        let mut problems = Vec::new();
+        for &key in Text::ALL {
+            let en = key.template(Language::En);
+            let zh = key.template(Language::ZhCn);
+            if en.trim().is_empty() {
+                problems.push(format!("{}: the English text is missing", key.name()));
+            }
+            if zh.trim().is_empty() {
+                problems.push(format!("{}: the Chinese text is missing", key.name()));
+            }
+            if placeholders(en) != placeholders(zh) {
+                problems.push(format!(
+                    "{}: placeholders differ: en {:?}, zh {:?}",
+                    key.name(),
+                    placeholders(en),
+                    placeholders(zh)
+                ));
+            }
+            if !SAME_IN_BOTH.contains(&key) && !has_chinese(zh) && en == zh {
+                problems.push(format!(
+                    "{}: the Chinese text is not translated",
+                    key.name()
+                ));
+            }
+        }
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
+    #[test]
+    fn every_filled_text_leaves_no_placeholder() {
+        for &key in Text::ALL {
+            for lang in [Language::En, Language::ZhCn] {
+                let names = placeholders(key.template(lang));
+                let args: Vec<(&str, &dyn Display)> =
+                    names.iter().map(|n| (*n, &"X" as &dyn Display)).collect();
+                let text = t(lang, key, &args);
+                assert!(
+                    placeholders(&text).is_empty(),
+                    "{} ({lang:?}): {text}",
+                    key.name()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn fill_keeps_literal_braces_and_unknown_placeholders() {
+        assert_eq!(
+            fill("write {\"version\": 1} to {path}", &[("path", &"/a")]),
+            "write {\"version\": 1} to /a"
+        );
+        assert_eq!(fill("{a}{b}{", &[("a", &1)]), "1{b}{");
+        assert_eq!(placeholders("{b} {a} {b} {\"x\"}"), vec!["a", "b"]);
+    }
+
+    #[test]
+    fn english_templates_are_the_texts_they_replaced() {
+        assert_eq!(
+            t(
+                Language::En,
+                Text::DoctorSummary,
+                &[
+                    ("ok", &1),
+                    ("warning", &2),
+                    ("failure", &3),
+                    ("unchecked", &4)
+                ]
+            ),
+            "Memory doctor: 1 ok, 2 warning, 3 failure, 4 unchecked"
+        );
+        assert_eq!(
+            t(
+                Language::ZhCn,
+                Text::DoctorSummary,
+                &[
+                    ("ok", &1),
+                    ("warning", &2),
+                    ("failure", &3),
+                    ("unchecked", &4)
+                ]
+            ),
+            "记忆诊断：1 项正常，2 项警告，3 项失败，4 项未检查"
+        );
+    }
+}
