@@ -13,6 +13,7 @@ import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { paScenarios } from "./pa.mjs";
+import { zhScenarios } from "./zh.mjs";
 import { packageScenarios } from "./packages.mjs";
 import { RpcPi } from "./rpc.mjs";
 
@@ -408,6 +409,9 @@ await (await import("./pisession.mjs")).run({ W, HERE, EXT, RELOAD_EXT, PI_CLI, 
 
 // ================================================================== pi-auto-memory (pa.mjs)
 await paScenarios({ W, HOME, EXT, PI_CLI, env, check, eq, pi, rpc, pimem, mark, makeAgent, requests, sectionIn, turnUserTexts, toolTexts, dirState });
+
+// ================================================================== Chinese UI (zh.mjs)
+await zhScenarios({ W, EXT, PI_CLI, env, check, eq, pi, pimem, makeAgent, requests, toolTexts });
 
 // ================================================================== npm packaging (packages.mjs)
 await packageScenarios({ W, EXT, PIMEM_BIN, INSTALLED, pi, makeAgent, check, eq, requests, toolTexts, call, agent: A1, project: P1 });

@@ -8,6 +8,7 @@ mod cli;
 mod cli_install;
 mod cli_sessions;
 mod cli_tasks;
+mod cli_zh;
 mod dir;
 mod doctor;
 mod fuzz_regressions;

@@ -1,0 +1,125 @@
+//! The CLI in Simplified Chinese (PA-03): `pimem status`, `pimem doctor`, `pimem off|on`
+//! with `"language": "zh-CN"` in memory.json and with `LANG=zh_CN.UTF-8`; `"language": "en"`
+//! wins over a Chinese locale; check ids, states and what the model reads stay English.
+#![allow(clippy::unwrap_used)]
+
+use std::process::Output;
+
+use testkit::Sandbox;
+
+fn pimem(sandbox: &Sandbox, envs: &[(&str, &str)], args: &[&str]) -> Output {
+    let mut c = sandbox.command(env!("CARGO_BIN_EXE_pimem"));
+    c.args(["--cwd", sandbox.dir("project").as_str()])
+        .args(["--memory-dir", sandbox.path("memory").as_str()])
+        .args(["--agent-dir", sandbox.dir("agent").as_str()])
+        .args(args);
+    for (k, v) in envs {
+        c.env(k, v);
+    }
+    c.output().unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn seeded() -> Sandbox {
+    let sandbox = Sandbox::new();
+    let add = pimem(
+        &sandbox,
+        &[],
+        &["add", "--name", "Build", "--content", "cargo xtask ci"],
+    );
+    assert!(add.status.success(), "{}", text(&add));
+    sandbox
+}
+
+#[test]
+fn status_and_doctor_follow_memory_json_language() {
+    let sandbox = seeded();
+    sandbox.write("agent/memory.json", r#"{"language": "zh-CN"}"#);
+    let status = text(&pimem(&sandbox, &[], &["status"]));
+    for line in [
+        "目录：",
+        "索引：",
+        "注入：",
+        "条目：1",
+        "模块：",
+        "上次整理：从未",
+        "锁：空闲",
+    ] {
+        assert!(status.contains(line), "{line} missing:\n{status}");
+    }
+    assert!(!status.contains("Entries:"), "{status}");
+
+    let doctor = text(&pimem(&sandbox, &[], &["doctor"]));
+    assert!(doctor.starts_with("记忆诊断："), "{doctor}");
+    // Check ids and states stay English (PA-03).
+    assert!(doctor.contains("ok        index.capacity"), "{doctor}");
+    assert!(doctor.contains("只有 pi 能判断哪些模型可用"), "{doctor}");
+
+    let json = pimem(&sandbox, &[], &["--json", "status"]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        v["modules"], "dream=off(no model) extractMemories=off(no model) autoSurfacing=on(lexical)",
+        "JSON keeps the machine-readable English spelling: {v}"
+    );
+
+    // The switch's answers, and the status line while off.
+    let off = text(&pimem(&sandbox, &[], &["off"]));
+    assert!(
+        off.contains("已为此 pi agent 目录下的所有项目关闭记忆"),
+        "{off}"
+    );
+    assert!(
+        off.contains("运行 /memory on（或 `pimem on`）即可重新启用。"),
+        "{off}"
+    );
+    let status = text(&pimem(&sandbox, &[], &["status"]));
+    assert!(status.starts_with("记忆：已关闭——"), "{status}");
+    let on = text(&pimem(&sandbox, &[], &["on"]));
+    assert!(on.contains("记忆已开启（已保存到 "), "{on}");
+}
+
+#[test]
+fn the_locale_chooses_when_memory_json_does_not() {
+    let sandbox = seeded();
+    let zh = [("LANG", "zh_CN.UTF-8")];
+    let status = text(&pimem(&sandbox, &zh, &["status"]));
+    assert!(status.contains("条目：1"), "{status}");
+    let doctor = text(&pimem(&sandbox, &[("LC_ALL", "zh_CN.UTF-8")], &["doctor"]));
+    assert!(doctor.starts_with("记忆诊断："), "{doctor}");
+
+    // memory.json wins over the locale.
+    sandbox.write("agent/memory.json", r#"{"language": "en"}"#);
+    let status = text(&pimem(&sandbox, &zh, &["status"]));
+    assert!(status.contains("Entries: 1"), "{status}");
+    assert!(!status.contains("条目"), "{status}");
+
+    // No locale at all (the sandbox removes it): English, PM-75's text.
+    std::fs::remove_file(sandbox.path("agent/memory.json")).unwrap();
+    let status = text(&pimem(&sandbox, &[], &["status"]));
+    assert!(status.contains("\nEntries: 1\n"), "{status}");
+    assert!(status.contains("Last dream: never\nLock: free"), "{status}");
+}
+
+#[test]
+fn what_the_model_reads_stays_english_in_chinese() {
+    let sandbox = seeded();
+    sandbox.write("agent/memory.json", r#"{"language": "zh-CN"}"#);
+    // The tool's texts (`pimem add` prints the memory tool's result) are pi-memory's English.
+    let add = text(&pimem(
+        &sandbox,
+        &[("LANG", "zh_CN.UTF-8")],
+        &["add", "--name", "Deploy", "--content", "make ship"],
+    ));
+    assert!(add.contains("Saved \"Deploy\" (Deploy.md)."), "{add}");
+    assert!(
+        !add.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+        "{add}"
+    );
+}
