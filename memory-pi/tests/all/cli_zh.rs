@@ -60,12 +60,16 @@ fn status_and_doctor_follow_memory_json_language() {
     assert!(doctor.starts_with("记忆诊断："), "{doctor}");
     // Check ids and states stay English (PA-03).
     assert!(doctor.contains("ok        index.capacity"), "{doctor}");
-    assert!(doctor.contains("只有 pi 能判断哪些模型可用"), "{doctor}");
+    assert!(
+        doctor.contains("unchecked protocol          此处没有运行 pi 扩展"),
+        "{doctor}"
+    );
+    assert!(doctor.contains("未配置模型：整理已关闭"), "{doctor}");
 
     let json = pimem(&sandbox, &[], &["--json", "status"]);
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(
-        v["modules"], "dream=off(no model) extractMemories=off(no model) autoSurfacing=on(lexical)",
+        v["modules"], "dream=off(no model) extractMemories=off autoSurfacing=on(lexical)",
         "JSON keeps the machine-readable English spelling: {v}"
     );
 
