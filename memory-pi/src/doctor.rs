@@ -206,7 +206,7 @@ impl Report {
 pub fn run(input: &Input) -> Report {
     let l = language(input);
     let mut checks = Vec::new();
-    let (config, project_cfg) = config_checks(input, &mut checks, l);
+    let config = config_checks(input, &mut checks, l);
     checks.push(switch_check(input, l));
     let opened = open_project(
         &config,
@@ -246,7 +246,6 @@ pub fn run(input: &Input) -> Report {
         checks.push(layout_check(input, project, l));
         checks.push(snapshot_check(project, &config, l));
     }
-    let _ = project_cfg;
     Report {
         checks,
         language: l,
@@ -263,7 +262,7 @@ fn language(input: &Input) -> Language {
     ui_language(&config)
 }
 
-fn config_checks(input: &Input, checks: &mut Vec<Check>, l: Language) -> (Config, bool) {
+fn config_checks(input: &Input, checks: &mut Vec<Check>, l: Language) -> Config {
     let Some(agent_dir) = &input.agent_dir else {
         checks.push(
             Check::new("config.agent", State::Failure, msg::no_agent_dir(l))
@@ -274,7 +273,7 @@ fn config_checks(input: &Input, checks: &mut Vec<Check>, l: Language) -> (Config
             State::Unchecked,
             msg::no_agent_dir(l),
         ));
-        return (Config::default(), false);
+        return Config::default();
     };
     let loaded = load_config(agent_dir, &input.cwd, input.trusted);
     let agent_file = agent_dir.join(memory_core::config::CONFIG_FILE);
@@ -306,7 +305,7 @@ fn config_checks(input: &Input, checks: &mut Vec<Check>, l: Language) -> (Config
         };
         checks.push(check);
     }
-    (loaded.config, input.trusted)
+    loaded.config
 }
 
 fn switch_check(input: &Input, l: Language) -> Check {
