@@ -575,6 +575,51 @@ catalog! {
         en: "the next write prunes down to lock.snapshotKeep; remove old ones from .backups/ by hand if needed",
         zh: "下一次写入会清理到 lock.snapshotKeep 个；如有需要可手动从 .backups/ 删除旧快照",
     }
+
+    // ---- `pimem import`'s report ----
+    /// The directory actually read: `{path}`.
+    ImportFrom => { en: "pimem: importing from {path}", zh: "pimem：从 {path} 导入" }
+    /// A dry run's add: `{name}` (quoted, with a trailing space, or empty), `{origin}`.
+    ImportWouldAdd => { en: "would add  {name}<- {origin}", zh: "将添加    {name}<- {origin}" }
+    /// An add with the file written.
+    ImportAdded => {
+        en: "added      {name}({file}) <- {origin}",
+        zh: "已添加    {name}（{file}）<- {origin}",
+    }
+    /// An add without a file name.
+    ImportAddedPlain => { en: "added      {name}<- {origin}", zh: "已添加    {name}<- {origin}" }
+    /// Already there, same content.
+    ImportUnchanged => { en: "unchanged  {name}<- {origin}", zh: "未变      {name}<- {origin}" }
+    /// Already there, other content.
+    ImportKept => {
+        en: "kept       {name}<- {origin}: a memory with this name exists with other content; not overwritten",
+        zh: "保留      {name}<- {origin}：已有同名但内容不同的记忆，未覆盖",
+    }
+    /// A secret: `{field}` and `{kind}` stay English (field names and error classes).
+    ImportRefused => {
+        en: "refused    {origin}: the {field} contains what looks like a {kind} at line {line}, column {column}; not imported",
+        zh: "拒绝      {origin}：{field} 第 {line} 行第 {column} 列疑似包含 {kind}，未导入",
+    }
+    /// Not importable: `{reason}`.
+    ImportSkipped => { en: "skipped    {origin}: {reason}", zh: "跳过      {origin}：{reason}" }
+    /// The write failed: `{reason}`.
+    ImportFailed => { en: "failed     {origin}: {reason}", zh: "失败      {origin}：{reason}" }
+    /// A mapping note under an item.
+    ImportNote => { en: "           note: {note}", zh: "           注：{note}" }
+    /// One memory.
+    ImportNounOne => { en: "memory", zh: "条记忆" }
+    /// Several memories.
+    ImportNounMany => { en: "memories", zh: "条记忆" }
+    /// The summary of an import.
+    ImportSummary => {
+        en: "Imported {added} {noun}, {unchanged} unchanged, {kept} kept, {refused} refused, {skipped} skipped, {failed} failed.",
+        zh: "已导入 {added} {noun}，{unchanged} 条未变，{kept} 条保留，{refused} 条拒绝，{skipped} 条跳过，{failed} 条失败。",
+    }
+    /// The summary of a dry run.
+    ImportSummaryDry => {
+        en: "Would import {added} {noun}, {unchanged} unchanged, {kept} kept, {refused} refused, {skipped} skipped, {failed} failed (dry run: nothing written).",
+        zh: "将导入 {added} {noun}，{unchanged} 条未变，{kept} 条保留，{refused} 条拒绝，{skipped} 条跳过，{failed} 条失败（试运行：未写入任何内容）。",
+    }
 }
 
 #[cfg(test)]

@@ -35,7 +35,10 @@ export async function zhScenarios(t) {
 
 	// --- ZH2: the locale chooses when memory.json does not
 	{
+		// Its own project: pimem's store belongs to the project, not to the agent directory.
 		const B = makeAgent("agent-zh-locale");
+		const P = join(W, "project-zh-locale");
+		mkdirSync(P, { recursive: true });
 		pimem(B, P, ["add", "--name", "Test rule", "--content", "Run cargo xtask ci."]);
 		let r = pi("ZH2", B, P, ["-p", "/memory"], { extraEnv: { LANG: "zh_CN.UTF-8", LC_ALL: undefined } });
 		check("ZH2: LANG=zh_CN.UTF-8 gives the Chinese status", r.stderr.includes("条目：1"), r.stderr);

@@ -62,10 +62,16 @@ pub(crate) fn cmd_import(ctx: &Context, args: ImportArgs) -> Result<()> {
             &scan.root,
         ));
     }
+    let l = memory_core::ui_language(ctx.config());
     if scan.root != path || args.path.is_none() && args.dir.is_none() {
-        eprintln!("pimem: importing from {}", scan.root.display());
+        let from = memory_core::catalog::t(
+            l,
+            memory_core::catalog::Text::ImportFrom,
+            &[("path", &scan.root.display())],
+        );
+        eprintln!("{from}");
     }
-    print_text(&import::report_text(&items, args.dry_run))
+    print_text(&import::report_text(l, &items, args.dry_run))
 }
 
 /// `pimem export`.

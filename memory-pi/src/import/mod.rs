@@ -34,8 +34,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use memory_core::catalog::{Text, t};
 use memory_core::secrets::find_secret_at;
-use memory_core::{AddRequest, EntryType, Store, StoreError};
+use memory_core::{AddRequest, EntryType, Language, Store, StoreError};
 use memory_index::{normalize_newlines, validate_body, validate_created, validate_description};
 use serde_json::{Value, json};
 
@@ -402,9 +403,10 @@ pub fn apply(store: &Store, items: &mut [Item], dry_run: bool) {
     }
 }
 
-/// The human-readable report: one line per source file (notes indented below), then a
-/// summary.
-pub fn report_text(items: &[Item], dry_run: bool) -> String {
+/// The human-readable report in `l` (PA-03): one line per source file (notes indented
+/// below), then a summary. Names, origins, reasons from the source and secret kinds are
+/// shown as they are.
+pub fn report_text(l: Language, items: &[Item], dry_run: bool) -> String {
     let mut out = String::new();
     let quoted = |i: &Item| {
         i.name
@@ -413,53 +415,85 @@ pub fn report_text(items: &[Item], dry_run: bool) -> String {
             .unwrap_or_default()
     };
     for i in items {
+        let name = quoted(i);
+        let origin = &i.origin;
+        let base: [(&str, &dyn fmt::Display); 2] = [("name", &name), ("origin", origin)];
         let line = match &i.action {
-            Action::Add if dry_run => format!("would add  {}<- {}", quoted(i), i.origin),
+            Action::Add if dry_run => t(l, Text::ImportWouldAdd, &base),
             Action::Add => match &i.file {
-                Some(f) => format!("added      {}({f}) <- {}", quoted(i), i.origin),
-                None => format!("added      {}<- {}", quoted(i), i.origin),
+                Some(f) => t(
+                    l,
+                    Text::ImportAdded,
+                    &[("name", &name), ("origin", origin), ("file", f)],
+                ),
+                None => t(l, Text::ImportAddedPlain, &base),
             },
-            Action::Unchanged => format!("unchanged  {}<- {}", quoted(i), i.origin),
-            Action::Kept => format!(
-                "kept       {}<- {}: a memory with this name exists with other content; not overwritten",
-                quoted(i),
-                i.origin
-            ),
+            Action::Unchanged => t(l, Text::ImportUnchanged, &base),
+            Action::Kept => t(l, Text::ImportKept, &base),
             Action::Refused {
                 field,
                 kind,
                 line,
                 column,
-            } => format!(
-                "refused    {}: the {field} contains what looks like a {kind} at line {line}, column {column}; not imported",
-                i.origin
+            } => t(
+                l,
+                Text::ImportRefused,
+                &[
+                    ("origin", origin),
+                    ("field", field),
+                    ("kind", kind),
+                    ("line", line),
+                    ("column", column),
+                ],
             ),
-            Action::Skipped(reason) => format!("skipped    {}: {reason}", i.origin),
-            Action::Failed(reason) => format!("failed     {}: {reason}", i.origin),
+            Action::Skipped(reason) => t(
+                l,
+                Text::ImportSkipped,
+                &[("origin", origin), ("reason", reason)],
+            ),
+            Action::Failed(reason) => t(
+                l,
+                Text::ImportFailed,
+                &[("origin", origin), ("reason", reason)],
+            ),
         };
         out.push_str(&line);
         out.push('\n');
         for n in &i.notes {
-            out.push_str(&format!("           note: {n}\n"));
+            out.push_str(&t(l, Text::ImportNote, &[("note", n)]));
+            out.push('\n');
         }
     }
     let count = |f: fn(&Action) -> bool| items.iter().filter(|i| f(&i.action)).count();
     let added = count(|a| matches!(a, Action::Add));
-    out.push_str(&format!(
-        "{} {added} memor{}, {} unchanged, {} kept, {} refused, {} skipped, {} failed{}\n",
-        if dry_run { "Would import" } else { "Imported" },
-        if added == 1 { "y" } else { "ies" },
-        count(|a| matches!(a, Action::Unchanged)),
-        count(|a| matches!(a, Action::Kept)),
-        count(|a| matches!(a, Action::Refused { .. })),
-        count(|a| matches!(a, Action::Skipped(_))),
-        count(|a| matches!(a, Action::Failed(_))),
-        if dry_run {
-            " (dry run: nothing written)."
+    let noun = t(
+        l,
+        if added == 1 {
+            Text::ImportNounOne
         } else {
-            "."
+            Text::ImportNounMany
         },
+        &[],
+    );
+    let summary = if dry_run {
+        Text::ImportSummaryDry
+    } else {
+        Text::ImportSummary
+    };
+    out.push_str(&t(
+        l,
+        summary,
+        &[
+            ("added", &added),
+            ("noun", &noun),
+            ("unchanged", &count(|a| matches!(a, Action::Unchanged))),
+            ("kept", &count(|a| matches!(a, Action::Kept))),
+            ("refused", &count(|a| matches!(a, Action::Refused { .. }))),
+            ("skipped", &count(|a| matches!(a, Action::Skipped(_)))),
+            ("failed", &count(|a| matches!(a, Action::Failed(_)))),
+        ],
     ));
+    out.push('\n');
     out
 }
 

@@ -112,7 +112,7 @@ fn claude_code_golden() {
     assert!(scan.root.ends_with("memory"), "descends into memory/");
     let mut items = import::plan(&store, &scan).unwrap();
     import::apply(&store, &mut items, false);
-    let report = import::report_text(&items, false);
+    let report = import::report_text(memory_core::Language::En, &items, false);
     insta::assert_snapshot!("claude_code_report", report);
     insta::assert_snapshot!(
         "claude_code_store",
@@ -148,7 +148,7 @@ fn import_is_idempotent_and_a_dry_run_writes_nothing() {
         files(store.dir().as_std_path()).is_empty(),
         "dry run wrote nothing"
     );
-    let dry_report = import::report_text(&dry, true);
+    let dry_report = import::report_text(memory_core::Language::En, &dry, true);
     assert!(dry_report.contains("would add  \"Deploy: staging\" <- deploy_staging.md"));
     assert!(
         dry_report.ends_with("(dry run: nothing written).\n"),
@@ -176,7 +176,12 @@ fn import_is_idempotent_and_a_dry_run_writes_nothing() {
         .iter()
         .filter(|i| i.action == Action::Unchanged)
         .count();
-    assert_eq!(unchanged, 5, "{}", import::report_text(&second, false));
+    assert_eq!(
+        unchanged,
+        5,
+        "{}",
+        import::report_text(memory_core::Language::En, &second, false)
+    );
 }
 
 #[test]
@@ -258,7 +263,10 @@ fn pi_memory_windows_nested_layout_golden() {
     );
     let mut items = import::plan(&store, &scan).unwrap();
     import::apply(&store, &mut items, false);
-    insta::assert_snapshot!("pi_memory_report", import::report_text(&items, false));
+    insta::assert_snapshot!(
+        "pi_memory_report",
+        import::report_text(memory_core::Language::En, &items, false)
+    );
     insta::assert_snapshot!("pi_memory_store", render(&files(store.dir().as_std_path())));
     assert_eq!(files(&source), before, "the source is never modified");
 }

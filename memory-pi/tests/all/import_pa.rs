@@ -233,3 +233,38 @@ fn a_bare_repository_is_refused_not_guessed() {
         String::from_utf8_lossy(&other.stderr)
     );
 }
+
+#[test]
+fn the_report_is_in_chinese_with_language_zh_cn() {
+    let sandbox = Sandbox::new();
+    let proj = sandbox.dir("plain/proj");
+    let dir = fixture(&sandbox, &project_id("cwd-", proj.as_std_path()));
+    sandbox.write("agent/memory.json", r#"{"language": "zh-CN"}"#);
+    let out = pimem(
+        &sandbox,
+        proj.as_std_path(),
+        &["import", "--from", "pi-auto-memory", "--dry-run"],
+    );
+    let report = stdout_ok(&out);
+    assert!(
+        report.contains("将添加    \"Staging deploy\" <- deploy/staging.md"),
+        "{report}"
+    );
+    // The field name and the secret's kind stay English (PA-03: error classes); never the value.
+    assert!(
+        report.contains(
+            "拒绝      tokens.md：content 第 1 行第 19 列疑似包含 AWS access key，未导入"
+        ),
+        "{report}"
+    );
+    assert!(!report.contains("AKIAIOSFODNN7EXAMPLE"), "{report}");
+    assert!(
+        report.contains("将导入 4 条记忆，0 条未变，0 条保留，1 条拒绝，0 条跳过，0 条失败（试运行：未写入任何内容）。"),
+        "{report}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("pimem：从 {} 导入", sandbox.path(&dir))),
+        "{stderr}"
+    );
+}
