@@ -191,6 +191,28 @@ catalog! {
         zh: "未开始整理：{refusal}。{hint}",
     }
 
+    // ---- pi's notifications and `/memory unlock` (PM-77) ----
+    /// The notification after the model saved a memory: `{name}`.
+    NotifySaved => { en: "Saved: {name}", zh: "已保存：{name}" }
+    /// `/memory unlock` without a lock.
+    UnlockNoLock => { en: "No lock present.", zh: "没有锁。" }
+    /// `/memory unlock`'s confirmation title.
+    UnlockTitle => { en: "Memory lock", zh: "记忆锁" }
+    /// The confirmation naming the holder.
+    UnlockConfirmHeld => {
+        en: "Remove the memory lock file? It is held by {holder}. Only do this if no memory operation is running.",
+        zh: "删除记忆锁文件？它由 {holder} 持有。只有在没有记忆操作运行时才这样做。",
+    }
+    /// The confirmation for an unreadable record.
+    UnlockConfirm => {
+        en: "Remove the memory lock file? Only do this if no memory operation is running.",
+        zh: "删除记忆锁文件？只有在没有记忆操作运行时才这样做。",
+    }
+    /// The lock was removed.
+    UnlockRemoved => { en: "Memory lock removed.", zh: "记忆锁已删除。" }
+    /// The lock could not be removed: `{error}`.
+    UnlockFailed => { en: "Failed to remove memory lock: {error}", zh: "删除记忆锁失败：{error}" }
+
     // ---- The status block (PM-75) ----
     /// The seven lines of `/memory` and `pimem status`.
     StatusBlock => {

@@ -28,6 +28,8 @@ export async function zhScenarios(t) {
 		check("ZH1: /memory while off starts with the Chinese switch line", r.stderr.includes("记忆：已关闭——运行 /memory on"), r.stderr);
 		r = pi("ZH1-on", A, P, ["-p", "/memory on"]);
 		check("ZH1: the /memory on notification is in Chinese", r.stderr.includes("记忆已开启（已保存到 "), r.stderr);
+		r = pi("ZH1-unlock", A, P, ["-p", "/memory unlock"]);
+		check("ZH1: /memory unlock without a lock answers in Chinese", r.stderr.includes("没有锁。"), r.stderr);
 		r = pi("ZH1-doctor", A, P, ["-p", "/memory doctor"]);
 		check("ZH1: /memory doctor's summary is in Chinese", /^记忆诊断：\d+ 项正常，\d+ 项警告，0 项失败，\d+ 项未检查$/m.test(r.stderr), r.stderr);
 		check("ZH1: ...its check ids and states stay English", /^ok +protocol +扩展与二进制 .* 均使用协议 1$/m.test(r.stderr) && /^ok +index\.capacity +MEMORY\.md：/m.test(r.stderr), r.stderr);
@@ -83,6 +85,9 @@ export async function zhScenarios(t) {
 			check("ZH3: /memory shows the Chinese switch line above the Chinese status", await waitFor(/记忆：已关闭——运行 \/memory on[\s\S]*目录：/), screen());
 			tmux("send-keys", "-t", session, "/memory on", "Enter");
 			check("ZH3: /memory on is shown in Chinese", await waitFor(/记忆已开启（已保存到 /), screen());
+			tmux("send-keys", "-t", session, "-l", `remember ${tool("memory", { action: "add", name: "Release day", content: "Releases go out on Thursdays." })}`);
+			tmux("send-keys", "-t", session, "Enter");
+			check("ZH3: the notification of a memory the model saved is in Chinese", await waitFor(/已保存：Release day/), screen());
 		} finally {
 			tmux("kill-session", "-t", session);
 		}

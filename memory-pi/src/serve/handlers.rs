@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use memory_agent::dream::{DREAM_CONFIRM_BODY, DREAM_CONFIRM_TITLE, DREAM_STATUS_TEXT};
+use memory_core::catalog::{Text, t};
 use memory_core::tool::{self, MAIN_ACTIONS, TOOL_DESCRIPTION, TOOL_NAME};
 use memory_core::{LockState, Target, misconfigured_block, status_block};
 use serde_json::Value;
@@ -285,7 +286,8 @@ pub(super) fn tool_execute(
     };
     if session.info.has_ui {
         if let Some(name) = &out.saved {
-            server.notify_user(&format!("Saved: {name}"), Level::Info);
+            let l = memory_core::ui_language(&session.cfg);
+            server.notify_user(&t(l, Text::NotifySaved, &[("name", name)]), Level::Info);
         }
         for n in &out.notices {
             server.notify_user(&n.to_string(), Level::Warning);
@@ -378,29 +380,27 @@ fn unlock(server: &Server, confirmed: bool) -> CommandResult {
     let Some(session) = server.session() else {
         return reply("Memory not initialized.", Level::Info);
     };
+    let l = memory_core::ui_language(&session.cfg);
+    let no_lock = || reply(t(l, Text::UnlockNoLock, &[]), Level::Info);
+    let failed =
+        |e: &dyn std::fmt::Display| reply(t(l, Text::UnlockFailed, &[("error", e)]), Level::Error);
     let Ok(project) = session.project() else {
-        return reply("No lock present.", Level::Info);
+        return no_lock();
     };
     let store = &project.store;
     let body = match store.lock_state() {
-        Ok(LockState::Free) => return reply("No lock present.", Level::Info),
-        Ok(LockState::Held(h)) => format!(
-            "Remove the memory lock file? It is held by {}. Only do this if no memory operation is running.",
-            h.describe()
-        ),
-        Ok(LockState::Unreadable { .. }) => {
-            "Remove the memory lock file? Only do this if no memory operation is running."
-                .to_owned()
-        }
-        Err(e) => return reply(format!("Failed to remove memory lock: {e}"), Level::Error),
+        Ok(LockState::Free) => return no_lock(),
+        Ok(LockState::Held(h)) => t(l, Text::UnlockConfirmHeld, &[("holder", &h.describe())]),
+        Ok(LockState::Unreadable { .. }) => t(l, Text::UnlockConfirm, &[]),
+        Err(e) => return failed(&e),
     };
-    if !confirmed && !server.confirm(&session, "Memory lock", &body) {
+    if !confirmed && !server.confirm(&session, Text::UnlockTitle.template(l), &body) {
         return silent();
     }
     match store.remove_lock() {
-        Ok(true) => reply("Memory lock removed.", Level::Info),
-        Ok(false) => reply("No lock present.", Level::Info),
-        Err(e) => reply(format!("Failed to remove memory lock: {e}"), Level::Error),
+        Ok(true) => reply(t(l, Text::UnlockRemoved, &[]), Level::Info),
+        Ok(false) => no_lock(),
+        Err(e) => failed(&e),
     }
 }
 
