@@ -185,6 +185,30 @@ catalog! {
         en: "Memory: paused — {problem}",
         zh: "记忆：已暂停——{problem}",
     }
+    /// An unreadable switch file: `{path}`, `{error}` (the system's text).
+    SwitchUnreadable => { en: "{path} cannot be read ({error})", zh: "无法读取 {path}（{error}）" }
+    /// A switch file that is not JSON.
+    SwitchCorrupt => {
+        en: "{path} is not valid JSON ({error})",
+        zh: "{path} 不是有效的 JSON（{error}）",
+    }
+    /// A switch file that is not an object.
+    SwitchNotAnObject => { en: "{path} must hold a JSON object", zh: "{path} 必须是一个 JSON 对象" }
+    /// An unknown `version`: `{found}`.
+    SwitchUnknownVersion => {
+        en: "{path} has \"version\": {found}; only 1 is understood",
+        zh: "{path} 中的 \"version\" 为 {found}；只支持 1",
+    }
+    /// A non-boolean `enabled`: `{found}`.
+    SwitchNotBoolean => {
+        en: "{path} has \"enabled\": {found}; it must be true or false",
+        zh: "{path} 中的 \"enabled\" 为 {found}；它必须是 true 或 false",
+    }
+    /// A switch problem and its fix: `{what}`.
+    SwitchProblemFix => {
+        en: "{what}. Fix it to read {\"version\": 1, \"enabled\": true} (or false), or delete it (a missing file means on); it is never overwritten automatically",
+        zh: "{what}。请把它改为 {\"version\": 1, \"enabled\": true}（或 false），或删除它（文件不存在即为开启）；它永远不会被自动覆盖",
+    }
     /// `/dream` refused while off or paused: `{refusal}`, `{hint}`.
     DreamRefused => {
         en: "Dream not started: {refusal}. {hint}",

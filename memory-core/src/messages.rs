@@ -57,27 +57,46 @@ pub fn switch_line(l: Language, state: &crate::switch::SwitchState) -> String {
         SwitchState::On { file: true } => t(l, Text::SwitchLineOn, &[]),
         SwitchState::On { file: false } => t(l, Text::SwitchLineOnDefault, &[]),
         SwitchState::Off => t(l, Text::SwitchLineOff, &[("hint", &turn_on_hint(l))]),
-        SwitchState::Paused(p) => t(l, Text::SwitchLinePaused, &[("problem", p)]),
+        SwitchState::Paused(p) => t(
+            l,
+            Text::SwitchLinePaused,
+            &[("problem", &switch_problem_in(l, p))],
+        ),
     }
 }
 
-/// Why a switch file cannot be used, and how to fix it (PA-12).
+/// Why a switch file cannot be used, and how to fix it (PA-12), in English: the text of
+/// [`SwitchProblem`]'s `Display` and of the store's error (the model reads it).
 pub fn switch_problem(problem: &SwitchProblem) -> String {
+    switch_problem_in(Language::En, problem)
+}
+
+/// [`switch_problem`] in the reader's language (`/memory`, `pimem status`, the doctor); the
+/// system's own error text inside it stays as the system wrote it.
+pub fn switch_problem_in(l: Language, problem: &SwitchProblem) -> String {
     let path = problem.path().display();
     let what = match problem {
-        SwitchProblem::Unreadable { error, .. } => format!("{path} cannot be read ({error})"),
-        SwitchProblem::Corrupt { error, .. } => format!("{path} is not valid JSON ({error})"),
-        SwitchProblem::NotAnObject { .. } => format!("{path} must hold a JSON object"),
-        SwitchProblem::UnknownVersion { found, .. } => {
-            format!("{path} has \"version\": {found}; only 1 is understood")
+        SwitchProblem::Unreadable { error, .. } => t(
+            l,
+            Text::SwitchUnreadable,
+            &[("path", &path), ("error", error)],
+        ),
+        SwitchProblem::Corrupt { error, .. } => {
+            t(l, Text::SwitchCorrupt, &[("path", &path), ("error", error)])
         }
-        SwitchProblem::NotBoolean { found, .. } => {
-            format!("{path} has \"enabled\": {found}; it must be true or false")
-        }
+        SwitchProblem::NotAnObject { .. } => t(l, Text::SwitchNotAnObject, &[("path", &path)]),
+        SwitchProblem::UnknownVersion { found, .. } => t(
+            l,
+            Text::SwitchUnknownVersion,
+            &[("path", &path), ("found", found)],
+        ),
+        SwitchProblem::NotBoolean { found, .. } => t(
+            l,
+            Text::SwitchNotBoolean,
+            &[("path", &path), ("found", found)],
+        ),
     };
-    format!(
-        "{what}. Fix it to read {{\"version\": 1, \"enabled\": true}} (or false), or delete it (a missing file means on); it is never overwritten automatically"
-    )
+    t(l, Text::SwitchProblemFix, &[("what", &what)])
 }
 
 /// The store error while the switch file is unusable.
@@ -185,7 +204,11 @@ pub fn status_switch_line(l: Language, state: &crate::switch::SwitchState) -> Op
     match state {
         SwitchState::On { .. } => None,
         SwitchState::Off => Some(t(l, Text::StatusOff, &[("hint", &turn_on_hint(l))])),
-        SwitchState::Paused(p) => Some(t(l, Text::StatusPaused, &[("problem", p)])),
+        SwitchState::Paused(p) => Some(t(
+            l,
+            Text::StatusPaused,
+            &[("problem", &switch_problem_in(l, p))],
+        )),
     }
 }
 

@@ -321,8 +321,12 @@ fn switch_check(input: &Input, l: Language) -> Check {
             Check::new("switch", State::Warning, msg::switch_off(l, &switch.path()))
                 .fix(memory_core::messages::turn_on_hint(l))
         }
-        SwitchState::Paused(p) => Check::new("switch", State::Failure, p.to_string())
-            .fix(msg::switch_paused_fix(l, &switch.path())),
+        SwitchState::Paused(p) => Check::new(
+            "switch",
+            State::Failure,
+            memory_core::messages::switch_problem_in(l, &p),
+        )
+        .fix(msg::switch_paused_fix(l, &switch.path())),
     }
 }
 

@@ -127,3 +127,34 @@ fn what_the_model_reads_stays_english_in_chinese() {
         "{add}"
     );
 }
+
+#[test]
+fn a_paused_switch_is_explained_in_chinese_but_the_store_error_stays_english() {
+    let sandbox = seeded();
+    sandbox.write("agent/memory.json", r#"{"language": "zh-CN"}"#);
+    sandbox.write(
+        "agent/auto-memory.json",
+        r#"{"version": 1, "enabled": "yes"}"#,
+    );
+    let status = text(&pimem(&sandbox, &[], &["status"]));
+    assert!(
+        status.starts_with("记忆：已暂停——") && status.contains("中的 \"enabled\" 为 \"yes\"；它必须是 true 或 false。请把它改为 {\"version\": 1, \"enabled\": true}"),
+        "{status}"
+    );
+    let doctor = text(&pimem(&sandbox, &[], &["doctor"]));
+    assert!(
+        doctor.contains("failure   switch") && doctor.contains("它永远不会被自动覆盖"),
+        "{doctor}"
+    );
+    // What the memory tool answers (the model reads it) is pi-auto-memory's English.
+    let add = text(&pimem(
+        &sandbox,
+        &[],
+        &["add", "--name", "X", "--content", "y"],
+    ));
+    assert!(add.contains("Memory is paused: "), "{add}");
+    assert!(
+        add.contains("has \"enabled\": \"yes\"; it must be true or false"),
+        "{add}"
+    );
+}
