@@ -237,6 +237,23 @@ catalog! {
     /// The lock could not be removed: `{error}`.
     UnlockFailed => { en: "Failed to remove memory lock: {error}", zh: "删除记忆锁失败：{error}" }
 
+    /// A command before the session started (PM-75).
+    NotInitialized => { en: "Memory not initialized.", zh: "记忆尚未初始化。" }
+    /// `/dream`'s confirmation title (PM-69).
+    DreamConfirmTitle => { en: "Dream", zh: "整理记忆" }
+    /// `/dream`'s confirmation question (PM-69).
+    DreamConfirmBody => {
+        en: "Consolidate all memory files? This rewrites them in-place.",
+        zh: "整理全部记忆文件？这会原地改写它们。",
+    }
+    /// The status text while a dream runs (PM-69).
+    DreamStatus => { en: "Consolidating memory...", zh: "正在整理记忆……" }
+    /// `/dream` in a mode that cannot confirm.
+    DreamNeedsUi => {
+        en: "Dream not started: it needs a confirmation, which print and json modes cannot give. Run /dream in pi's terminal UI or over --mode rpc.",
+        zh: "未开始整理：需要确认，而 print 和 json 模式无法确认。请在 pi 的终端界面中或通过 --mode rpc 运行 /dream。",
+    }
+
     // ---- The status block (PM-75) ----
     /// The seven lines of `/memory` and `pimem status`.
     StatusBlock => {

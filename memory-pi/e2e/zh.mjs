@@ -30,6 +30,8 @@ export async function zhScenarios(t) {
 		check("ZH1: the /memory on notification is in Chinese", r.stderr.includes("记忆已开启（已保存到 "), r.stderr);
 		r = pi("ZH1-unlock", A, P, ["-p", "/memory unlock"]);
 		check("ZH1: /memory unlock without a lock answers in Chinese", r.stderr.includes("没有锁。"), r.stderr);
+		r = pi("ZH1-dream", A, P, ["-p", "/dream"]);
+		check("ZH1: /dream in print mode says in Chinese why it did not start", r.stderr.includes("未开始整理：需要确认，而 print 和 json 模式无法确认。"), r.stderr);
 		r = pi("ZH1-doctor", A, P, ["-p", "/memory doctor"]);
 		check("ZH1: /memory doctor's summary is in Chinese", /^记忆诊断：\d+ 项正常，\d+ 项警告，0 项失败，\d+ 项未检查$/m.test(r.stderr), r.stderr);
 		check("ZH1: ...its check ids and states stay English", /^ok +protocol +扩展与二进制 .* 均使用协议 1$/m.test(r.stderr) && /^ok +index\.capacity +MEMORY\.md：/m.test(r.stderr), r.stderr);

@@ -131,7 +131,10 @@ impl Context {
                 .state()
                 .refusal()
         }) {
-            Some(refusal) => bail!("{refusal}. {}", memory_core::messages::TURN_ON_HINT),
+            Some(refusal) => bail!(
+                "{refusal}. {}",
+                memory_core::messages::turn_on_hint(memory_core::ui_language(self.config()))
+            ),
             None => Ok(()),
         }
     }

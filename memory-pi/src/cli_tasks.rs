@@ -230,7 +230,9 @@ impl RunObserver for Progress {
 pub(crate) fn cmd_dream(ctx: &Context, args: DreamArgs) -> Result<()> {
     ctx.ensure_on()?;
     let model = task_model(ctx, Task::Dream, &args.model)?.ok_or_else(|| no_model(Task::Dream))?;
-    if !args.yes && !confirm(memory_agent::dream::DREAM_CONFIRM_BODY)? {
+    let l = memory_core::ui_language(ctx.config());
+    let text = |key: memory_core::catalog::Text| key.template(l);
+    if !args.yes && !confirm(text(memory_core::catalog::Text::DreamConfirmBody))? {
         return Ok(());
     }
     let cfg = ctx.config();
@@ -239,7 +241,7 @@ pub(crate) fn cmd_dream(ctx: &Context, args: DreamArgs) -> Result<()> {
     opts.session_count = sessions.as_ref().and_then(|s| s.count().ok()).unwrap_or(0);
     opts.sessions = sessions.map(|s| s as _);
     opts.observers.extend(Progress::observers());
-    eprintln!("{}", memory_agent::dream::DREAM_STATUS_TEXT);
+    eprintln!("{}", text(memory_core::catalog::Text::DreamStatus));
     let out = run_dream(ctx.store(), &model, &opts, &CancelToken::new())
         .map_err(|e| anyhow!("{}", memory_agent::dream_failed_text(&e)))?;
     for n in &out.run.notices {

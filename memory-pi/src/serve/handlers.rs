@@ -4,7 +4,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use memory_agent::dream::{DREAM_CONFIRM_BODY, DREAM_CONFIRM_TITLE, DREAM_STATUS_TEXT};
 use memory_core::catalog::{Text, t};
 use memory_core::tool::{self, MAIN_ACTIONS, TOOL_DESCRIPTION, TOOL_NAME};
 use memory_core::{LockState, Target, misconfigured_block, status_block};
@@ -344,7 +343,7 @@ pub(super) fn command(server: &Server, p: CommandParams) -> Result<CommandResult
 /// `/memory` (PM-75, PM-76).
 fn status(server: &Server) -> CommandResult {
     let Some(session) = server.session() else {
-        return reply("Memory not initialized.", Level::Info);
+        return reply(not_initialized(), Level::Info);
     };
     let project = match session.project() {
         Ok(p) => p,
@@ -375,10 +374,19 @@ fn status(server: &Server) -> CommandResult {
     }
 }
 
+/// "Memory not initialized." before a session exists: the locale decides its language.
+fn not_initialized() -> String {
+    t(
+        memory_core::ui_language(&memory_core::Config::default()),
+        Text::NotInitialized,
+        &[],
+    )
+}
+
 /// `/memory unlock` (PM-77, VECTORS M13/M14).
 fn unlock(server: &Server, confirmed: bool) -> CommandResult {
     let Some(session) = server.session() else {
-        return reply("Memory not initialized.", Level::Info);
+        return reply(not_initialized(), Level::Info);
     };
     let l = memory_core::ui_language(&session.cfg);
     let no_lock = || reply(t(l, Text::UnlockNoLock, &[]), Level::Info);
@@ -407,7 +415,7 @@ fn unlock(server: &Server, confirmed: bool) -> CommandResult {
 /// `/dream` (PM-69).
 fn dream(server: &Server, confirmed: bool) -> CommandResult {
     let Some(session) = server.session() else {
-        return reply("Memory not initialized.", Level::Info);
+        return reply(not_initialized(), Level::Info);
     };
     if let Err(errors) = session.project() {
         return reply(misconfigured_block(&errors), Level::Error);
@@ -418,17 +426,16 @@ fn dream(server: &Server, confirmed: bool) -> CommandResult {
             Level::Warning,
         );
     }
-    if !confirmed && !server.confirm(&session, DREAM_CONFIRM_TITLE, DREAM_CONFIRM_BODY) {
+    let l = memory_core::ui_language(&session.cfg);
+    let (title, body) = (Text::DreamConfirmTitle, Text::DreamConfirmBody);
+    if !confirmed && !server.confirm(&session, title.template(l), body.template(l)) {
         if session.info.has_ui {
             return silent();
         }
         // Decision: headless pi answers every confirmation with "no"; say why nothing ran.
-        return reply(
-            "Dream not started: it needs a confirmation, which print and json modes cannot give. Run /dream in pi's terminal UI or over --mode rpc.",
-            Level::Warning,
-        );
+        return reply(t(l, Text::DreamNeedsUi, &[]), Level::Warning);
     }
-    server.status(&session, "dream", Some(DREAM_STATUS_TEXT));
+    server.status(&session, "dream", Some(Text::DreamStatus.template(l)));
     let outcome = agent::dream(server, &session);
     server.status(&session, "dream", None);
     match outcome {

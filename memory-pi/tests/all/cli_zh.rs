@@ -158,3 +158,18 @@ fn a_paused_switch_is_explained_in_chinese_but_the_store_error_stays_english() {
         "{add}"
     );
 }
+
+/// The catalog's English of texts pi-memory pins elsewhere is byte for byte the same.
+#[test]
+fn catalog_english_is_pi_memory_s_text() {
+    use memory_agent::dream::{DREAM_CONFIRM_BODY, DREAM_CONFIRM_TITLE, DREAM_STATUS_TEXT};
+    use memory_core::Language::En;
+    use memory_core::catalog::Text;
+    assert_eq!(Text::DreamConfirmTitle.template(En), DREAM_CONFIRM_TITLE);
+    assert_eq!(Text::DreamConfirmBody.template(En), DREAM_CONFIRM_BODY);
+    assert_eq!(Text::DreamStatus.template(En), DREAM_STATUS_TEXT);
+    assert_eq!(
+        Text::TurnOnHint.template(En),
+        memory_core::messages::TURN_ON_HINT
+    );
+}
