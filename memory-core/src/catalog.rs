@@ -21,6 +21,18 @@
 //!
 //! A placeholder is `{` + ASCII lowercase letters, digits or `_` + `}`; any other brace is
 //! literal text (`{"version": 1}` stays as written).
+//!
+//! # Adding texts
+//! Add a key to the `catalog!` table below with its `en` and `zh` templates, then compose it
+//! where it is shown with [`t`] and the reader's language (`ui_language(&config)`). A module
+//! that keeps `match language { En => format!(..), ZhCn => format!(..) }` functions is folded
+//! in the same way: each arm pair becomes one key, each function body one call of [`t`].
+//!
+//! # Limitations
+//! The run log's panel texts (`memory-runlog`'s `texts::Catalog`, pi-experience) are still a
+//! second table of the same shape, with its own placeholder-parity test; the pi extension's
+//! command descriptions are registered by pi before any configuration is read and stay
+//! English.
 
 use std::fmt::Display;
 

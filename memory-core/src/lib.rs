@@ -30,6 +30,8 @@
 //! * **A persistent switch** ([`switch`], pi-auto-memory's `auto-memory.json`): when a host
 //!   sets [`StoreOptions::switch`], every write is refused with `Memory is off` while memory
 //!   is switched off, and no write that passed an older check lands after `off` returned.
+//! * **One message catalog** ([`catalog`], PA-03): what a person reads exists in English and
+//!   Simplified Chinese under one typed key; what the model reads is never translated.
 //! * **No model, ever**: this crate is storage. Orchestration lives in `memory-agent`.
 //!
 //! # Example
