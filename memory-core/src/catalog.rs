@@ -291,6 +291,11 @@ catalog! {
         en: "off(unresolvable model {model})",
         zh: "关闭（无法解析模型 {model}）",
     }
+    /// The first two lines of a misconfigured `/memory` (PM-76).
+    StatusMisconfigured => {
+        en: "Memory: misconfigured\nDir: not initialized",
+        zh: "记忆：配置有误\n目录：未初始化",
+    }
     /// No dream yet.
     StatusNeverDreamed => { en: "never", zh: "从未" }
     /// The lock is free.

@@ -85,7 +85,7 @@ pub use open::{
     OpenError, Project, RootProblem, check_dir_usable, default_agent_dir, expand_dir, home_dir,
     open_project,
 };
-pub use status::{ModuleState, Modules, misconfigured_block, status_block};
+pub use status::{ModuleState, Modules, misconfigured_block, misconfigured_block_in, status_block};
 pub use store::types::{
     AddRequest, DreamMeta, IndexSection, Notice, ParseVersionError, RebuildOutcome, RemoveOutcome,
     ReplaceRequest, StoredEntry, Version, WriteOutcome,

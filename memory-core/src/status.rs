@@ -158,7 +158,13 @@ pub fn status_block(
 /// The misconfigured block (PM-76): `Memory: misconfigured`, `Dir: not initialized`, one
 /// `- <error>` line per problem.
 pub fn misconfigured_block(errors: &[String]) -> String {
-    let mut out = String::from("Memory: misconfigured\nDir: not initialized");
+    misconfigured_block_in(Language::En, errors)
+}
+
+/// [`misconfigured_block`] in `l`: the two header lines are translated, the errors (error
+/// classes such as `Failed to load memory config`) are not.
+pub fn misconfigured_block_in(l: Language, errors: &[String]) -> String {
+    let mut out = t(l, Text::StatusMisconfigured, &[]);
     for e in errors {
         out.push_str("\n- ");
         out.push_str(e);

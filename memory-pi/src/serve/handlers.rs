@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use memory_core::catalog::{Text, t};
 use memory_core::tool::{self, MAIN_ACTIONS, TOOL_DESCRIPTION, TOOL_NAME};
-use memory_core::{LockState, Target, misconfigured_block, status_block};
+use memory_core::{LockState, Target, status_block};
 use serde_json::Value;
 
 use super::admin;
@@ -347,7 +347,15 @@ fn status(server: &Server) -> CommandResult {
     };
     let project = match session.project() {
         Ok(p) => p,
-        Err(errors) => return reply(misconfigured_block(&errors), Level::Error),
+        Err(errors) => {
+            return reply(
+                memory_core::misconfigured_block_in(
+                    memory_core::ui_language(&session.cfg),
+                    &errors,
+                ),
+                Level::Error,
+            );
+        }
     };
     let state = session.switch.state();
     // Off or paused: nothing is injected, whatever the frozen value was.
@@ -418,7 +426,10 @@ fn dream(server: &Server, confirmed: bool) -> CommandResult {
         return reply(not_initialized(), Level::Info);
     };
     if let Err(errors) = session.project() {
-        return reply(misconfigured_block(&errors), Level::Error);
+        return reply(
+            memory_core::misconfigured_block_in(memory_core::ui_language(&session.cfg), &errors),
+            Level::Error,
+        );
     }
     if let Some(refusal) = session.switch.state().refusal() {
         return reply(

@@ -173,3 +173,22 @@ fn catalog_english_is_pi_memory_s_text() {
         memory_core::messages::TURN_ON_HINT
     );
 }
+
+/// PM-76's block: the header in the reader's language, the error classes as they are.
+#[test]
+fn the_misconfigured_block_translates_its_header_only() {
+    use memory_core::Language::{En, ZhCn};
+    let errors = vec!["Failed to load memory config: bad".to_owned()];
+    assert_eq!(
+        memory_core::misconfigured_block_in(En, &errors),
+        "Memory: misconfigured\nDir: not initialized\n- Failed to load memory config: bad"
+    );
+    assert_eq!(
+        memory_core::misconfigured_block(&errors),
+        memory_core::misconfigured_block_in(En, &errors)
+    );
+    assert_eq!(
+        memory_core::misconfigured_block_in(ZhCn, &errors),
+        "记忆：配置有误\n目录：未初始化\n- Failed to load memory config: bad"
+    );
+}
