@@ -517,29 +517,27 @@ pub(crate) fn confirm(question: &str) -> Result<bool> {
 
 /// `pimem unlock` (PM-77): confirmation on a terminal, `--yes` for scripts.
 pub(crate) fn cmd_unlock(ctx: &Context, args: UnlockArgs) -> Result<()> {
+    use memory_core::catalog::{Text, t};
+    let l = memory_core::ui_language(ctx.config());
     let store = ctx.store();
     let holder = match store.lock_state()? {
-        LockState::Free => return print_text("No lock present."),
+        LockState::Free => return print_text(&t(l, Text::UnlockNoLock, &[])),
         LockState::Held(h) => Some(h),
         LockState::Unreadable { .. } => None,
     };
     if !args.yes {
         let question = match &holder {
-            Some(h) => format!(
-                "Remove the memory lock file? It is held by {}. Only do this if no memory operation is running.",
-                h.describe()
-            ),
-            None => "Remove the memory lock file? Only do this if no memory operation is running."
-                .to_owned(),
+            Some(h) => t(l, Text::UnlockConfirmHeld, &[("holder", &h.describe())]),
+            None => t(l, Text::UnlockConfirm, &[]),
         };
         if !confirm(&question)? {
             return Ok(());
         }
     }
     match store.remove_lock() {
-        Ok(true) => print_text("Memory lock removed."),
-        Ok(false) => print_text("No lock present."),
-        Err(e) => bail!("Failed to remove memory lock: {e}"),
+        Ok(true) => print_text(&t(l, Text::UnlockRemoved, &[])),
+        Ok(false) => print_text(&t(l, Text::UnlockNoLock, &[])),
+        Err(e) => bail!("{}", t(l, Text::UnlockFailed, &[("error", &e)])),
     }
 }
 

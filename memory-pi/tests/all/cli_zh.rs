@@ -87,6 +87,8 @@ fn status_and_doctor_follow_memory_json_language() {
     assert!(status.starts_with("记忆：已关闭——"), "{status}");
     let on = text(&pimem(&sandbox, &[], &["on"]));
     assert!(on.contains("记忆已开启（已保存到 "), "{on}");
+    let unlock = text(&pimem(&sandbox, &[], &["unlock", "--yes"]));
+    assert!(unlock.contains("没有锁。"), "{unlock}");
 }
 
 #[test]
