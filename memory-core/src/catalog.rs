@@ -28,11 +28,12 @@
 //! that keeps `match language { En => format!(..), ZhCn => format!(..) }` functions is folded
 //! in the same way: each arm pair becomes one key, each function body one call of [`t`].
 //!
+//! The run log's panel texts are the `Px*` keys: `memory-runlog`'s `texts::Catalog` is a
+//! typed view of them built at compile time ([`Text::template`] is a `const fn`).
+//!
 //! # Limitations
-//! The run log's panel texts (`memory-runlog`'s `texts::Catalog`, pi-experience) are still a
-//! second table of the same shape, with its own placeholder-parity test; the pi extension's
-//! command descriptions are registered by pi before any configuration is read and stay
-//! English.
+//! The pi extension's command descriptions are registered by pi before any configuration is
+//! read and stay English.
 
 use std::fmt::Display;
 
@@ -52,7 +53,7 @@ macro_rules! catalog {
             pub const ALL: &'static [Text] = &[ $( Text::$key, )* ];
 
             /// The key's template in `language`.
-            pub fn template(self, language: Language) -> &'static str {
+            pub const fn template(self, language: Language) -> &'static str {
                 match (self, language) {
                     $(
                         (Text::$key, Language::En) => $en,
@@ -656,6 +657,248 @@ catalog! {
         zh: "下一次写入会清理到 lock.snapshotKeep 个；如有需要可手动从 .backups/ 删除旧快照",
     }
 
+    // ---- The run log's panel and `/experience` (PX-10, PX-11; memory-runlog's `texts::Catalog`) ----
+    /// memory-runlog `Catalog::panel_title`.
+    PxPanelTitle => {
+        en: "Experience — recorded runs and what was learned",
+        zh: "经验 — 已记录的运行与学到的内容",
+    }
+    /// memory-runlog `Catalog::panel_keys`.
+    PxPanelKeys => {
+        en: "R refresh · L browse runs · S ask the agent to tidy · D diagnostics · Esc close",
+        zh: "R 刷新 · L 浏览运行 · S 请智能体整理 · D 诊断 · Esc 关闭",
+    }
+    /// memory-runlog `Catalog::panel_browse_keys`.
+    PxPanelBrowseKeys => {
+        en: "↑/↓ choose · Enter show · Esc back",
+        zh: "↑/↓ 选择 · Enter 查看 · Esc 返回",
+    }
+    /// memory-runlog `Catalog::panel_back_keys`.
+    PxPanelBackKeys => {
+        en: "Esc back",
+        zh: "Esc 返回",
+    }
+    /// memory-runlog `Catalog::panel_counts`.
+    PxPanelCounts => {
+        en: "{runs} runs · {running} running · {recovery} need recovery · {pending} summaries pending · {experiences} experiences",
+        zh: "{runs} 次运行 · {running} 次进行中 · {recovery} 次需要恢复 · {pending} 个摘要待生成 · {experiences} 条经验",
+    }
+    /// memory-runlog `Catalog::panel_latest`.
+    PxPanelLatest => {
+        en: "Latest runs",
+        zh: "最近的运行",
+    }
+    /// memory-runlog `Catalog::panel_experiences`.
+    PxPanelExperiences => {
+        en: "Experiences",
+        zh: "经验",
+    }
+    /// memory-runlog `Catalog::runs_header`.
+    PxRunsHeader => {
+        en: "Runs, newest first ({shown} of {total}):",
+        zh: "运行，最新的在前（{total} 次中的 {shown} 次）：",
+    }
+    /// memory-runlog `Catalog::no_runs`.
+    PxNoRuns => {
+        en: "No runs recorded in this project yet. Recording starts with the next prompt.",
+        zh: "本项目尚未记录任何运行。从下一条提示开始记录。",
+    }
+    /// memory-runlog `Catalog::no_experiences`.
+    PxNoExperiences => {
+        en: "No experiences yet. /experience prepare hands the audited runs to the agent to merge.",
+        zh: "还没有经验。/experience prepare 会把审核过的运行交给智能体合并。",
+    }
+    /// memory-runlog `Catalog::not_confirmed`.
+    PxNotConfirmed => {
+        en: "not confirmed",
+        zh: "未确认",
+    }
+    /// memory-runlog `Catalog::label_uuid`.
+    PxLabelUuid => {
+        en: "UUID",
+        zh: "UUID",
+    }
+    /// memory-runlog `Catalog::label_session`.
+    PxLabelSession => {
+        en: "Session",
+        zh: "会话",
+    }
+    /// memory-runlog `Catalog::in_memory`.
+    PxInMemory => {
+        en: "in memory (no session file)",
+        zh: "仅在内存中（没有会话文件）",
+    }
+    /// memory-runlog `Catalog::lineage_unresolved`.
+    PxLineageUnresolved => {
+        en: "forked; lineage unresolved",
+        zh: "已分叉；来源未解析",
+    }
+    /// memory-runlog `Catalog::label_started`.
+    PxLabelStarted => {
+        en: "Started",
+        zh: "开始",
+    }
+    /// memory-runlog `Catalog::label_ended`.
+    PxLabelEnded => {
+        en: "Ended",
+        zh: "结束",
+    }
+    /// memory-runlog `Catalog::label_model`.
+    PxLabelModel => {
+        en: "Model",
+        zh: "模型",
+    }
+    /// memory-runlog `Catalog::label_stop`.
+    PxLabelStop => {
+        en: "Stop reason",
+        zh: "停止原因",
+    }
+    /// memory-runlog `Catalog::label_error`.
+    PxLabelError => {
+        en: "Error",
+        zh: "错误",
+    }
+    /// memory-runlog `Catalog::label_events`.
+    PxLabelEvents => {
+        en: "Events",
+        zh: "事件",
+    }
+    /// memory-runlog `Catalog::label_experience`.
+    PxLabelExperience => {
+        en: "Experience",
+        zh: "经验",
+    }
+    /// memory-runlog `Catalog::label_summary`.
+    PxLabelSummary => {
+        en: "Summary",
+        zh: "摘要",
+    }
+    /// memory-runlog `Catalog::none`.
+    PxNone => {
+        en: "none",
+        zh: "无",
+    }
+    /// memory-runlog `Catalog::summary_pending`.
+    PxSummaryPending => {
+        en: "pending",
+        zh: "待生成",
+    }
+    /// memory-runlog `Catalog::summary_none`.
+    PxSummaryNone => {
+        en: "none (the run has not settled)",
+        zh: "无（运行尚未结束）",
+    }
+    /// memory-runlog `Catalog::label_sources`.
+    PxLabelSources => {
+        en: "Sources",
+        zh: "来源",
+    }
+    /// memory-runlog `Catalog::label_children`.
+    PxLabelChildren => {
+        en: "Children",
+        zh: "子经验",
+    }
+    /// memory-runlog `Catalog::label_parent`.
+    PxLabelParent => {
+        en: "Parent",
+        zh: "父经验",
+    }
+    /// memory-runlog `Catalog::label_range`.
+    PxLabelRange => {
+        en: "Time range",
+        zh: "时间范围",
+    }
+    /// memory-runlog `Catalog::label_merged`.
+    PxLabelMerged => {
+        en: "Merged from",
+        zh: "合并自",
+    }
+    /// memory-runlog `Catalog::label_remembered`.
+    PxLabelRemembered => {
+        en: "Memory",
+        zh: "记忆",
+    }
+    /// memory-runlog `Catalog::range_text`.
+    PxRangeText => {
+        en: "{start} – {end} ({runs} runs)",
+        zh: "{start} – {end}（{runs} 次运行）",
+    }
+    /// memory-runlog `Catalog::range_empty`.
+    PxRangeEmpty => {
+        en: "no runs yet",
+        zh: "还没有运行",
+    }
+    /// memory-runlog `Catalog::search_usage`.
+    PxSearchUsage => {
+        en: "Usage: /experience search <words>",
+        zh: "用法：/experience search <关键词>",
+    }
+    /// memory-runlog `Catalog::search_none`.
+    PxSearchNone => {
+        en: "No runs or experiences match \"{words}\".",
+        zh: "没有与“{words}”匹配的运行或经验。",
+    }
+    /// memory-runlog `Catalog::raw_header`.
+    PxRawHeader => {
+        en: "{run}: {count} events, as recorded",
+        zh: "{run}：{count} 个事件，按记录原样显示",
+    }
+    /// memory-runlog `Catalog::debug_header`.
+    PxDebugHeader => {
+        en: "Run log diagnostics",
+        zh: "运行日志诊断",
+    }
+    /// memory-runlog `Catalog::no_log`.
+    PxNoLog => {
+        en: "No run log in this project yet.",
+        zh: "本项目还没有运行日志。",
+    }
+    /// memory-runlog `Catalog::usage`.
+    PxUsage => {
+        en: "Usage: /experience [runs | show R01 | show E1 | raw R01 | search <words> | prepare | remember E1 | debug]",
+        zh: "用法：/experience [runs | show R01 | show E1 | raw R01 | search <关键词> | prepare | remember E1 | debug]",
+    }
+    /// memory-runlog `Catalog::prepare_nothing`.
+    PxPrepareNothing => {
+        en: "Nothing to prepare: no summarized run is waiting to be merged.",
+        zh: "没有需要准备的内容：没有等待合并的已摘要运行。",
+    }
+    /// memory-runlog `Catalog::prepare_header`.
+    PxPrepareHeader => {
+        en: "{count} summarized runs not yet in an experience:",
+        zh: "{count} 次已摘要但尚未归入经验的运行：",
+    }
+    /// memory-runlog `Catalog::prepare_confirm_title`.
+    PxPrepareConfirmTitle => {
+        en: "Experience",
+        zh: "经验",
+    }
+    /// memory-runlog `Catalog::prepare_confirm_body`.
+    PxPrepareConfirmBody => {
+        en: "Hand these {count} audited runs to the agent to merge into experiences?",
+        zh: "把这 {count} 次审核过的运行交给智能体合并为经验吗？",
+    }
+    /// memory-runlog `Catalog::prepare_needs_ui`.
+    PxPrepareNeedsUi => {
+        en: "Handing runs to the agent needs a confirmation, which print and json modes cannot give. Run /experience prepare in pi's terminal UI or over --mode rpc.",
+        zh: "把运行交给智能体需要确认，print 和 json 模式无法确认。请在 pi 的终端界面或 --mode rpc 中运行 /experience prepare。",
+    }
+    /// memory-runlog `Catalog::prepare_sent`.
+    PxPrepareSent => {
+        en: "Handed {count} runs to the agent.",
+        zh: "已把 {count} 次运行交给智能体。",
+    }
+    /// memory-runlog `Catalog::disabled`.
+    PxDisabled => {
+        en: "Run recording is off (\"experience.enabled\": false in memory.json).",
+        zh: "运行记录已关闭（memory.json 中 \"experience.enabled\": false）。",
+    }
+    /// memory-runlog `Catalog::remembered`.
+    PxRemembered => {
+        en: "{exp} is now a memory: {saved}",
+        zh: "{exp} 已保存为记忆：{saved}",
+    }
+
     // ---- `pimem import`'s report ----
     /// The directory actually read: `{path}`.
     ImportFrom => { en: "pimem: importing from {path}", zh: "pimem：从 {path} 导入" }
@@ -712,7 +955,7 @@ mod tests {
     }
 
     /// Keys whose text is the same in both languages on purpose.
-    const SAME_IN_BOTH: &[Text] = &[];
+    const SAME_IN_BOTH: &[Text] = &[Text::PxLabelUuid];
 
     #[test]
     fn every_key_has_both_languages_with_the_same_placeholders() {
