@@ -267,6 +267,16 @@ catalog! {
         zh: "未开始整理：需要确认，而 print 和 json 模式无法确认。请在 pi 的终端界面中或通过 --mode rpc 运行 /dream。",
     }
 
+    /// `/memory` could not read the store: `{error}`.
+    StatusFailed => {
+        en: "Failed to read memory status: {error}",
+        zh: "读取记忆状态失败：{error}",
+    }
+    /// `pimem export --out`: `{path}`.
+    CliExported => { en: "pimem: exported to {path}", zh: "pimem：已导出到 {path}" }
+    /// `pimem surface` found nothing.
+    CliNothingRelevant => { en: "Nothing relevant.", zh: "没有相关的记忆。" }
+
     // ---- The status block (PM-75) ----
     /// The seven lines of `/memory` and `pimem status`.
     StatusBlock => {

@@ -105,7 +105,13 @@ pub(crate) fn cmd_export(ctx: &Context, args: ExportArgs) -> Result<()> {
     };
     memory_core::write_private_file(path, text.as_bytes())
         .with_context(|| format!("cannot write {path}"))?;
-    eprintln!("pimem: exported to {path}");
+    let l = memory_core::ui_language(ctx.config());
+    let done = memory_core::catalog::t(
+        l,
+        memory_core::catalog::Text::CliExported,
+        &[("path", &path)],
+    );
+    eprintln!("{done}");
     Ok(())
 }
 

@@ -322,7 +322,11 @@ pub(crate) fn cmd_surface(ctx: &Context, args: SurfaceArgs) -> Result<()> {
         }));
     }
     if out.message.is_empty() {
-        eprintln!("Nothing relevant.");
+        let l = memory_core::ui_language(ctx.config());
+        eprintln!(
+            "{}",
+            memory_core::catalog::Text::CliNothingRelevant.template(l)
+        );
         return Ok(());
     }
     print_text(&out.message)

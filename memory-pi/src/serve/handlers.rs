@@ -378,7 +378,14 @@ fn status(server: &Server) -> CommandResult {
             Some(line) => reply(format!("{line}\n{text}"), Level::Warning),
             None => reply(text, Level::Info),
         },
-        Err(e) => reply(format!("Failed to read memory status: {e}"), Level::Error),
+        Err(e) => reply(
+            t(
+                memory_core::ui_language(&session.cfg),
+                Text::StatusFailed,
+                &[("error", &e)],
+            ),
+            Level::Error,
+        ),
     }
 }
 

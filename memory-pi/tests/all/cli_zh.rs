@@ -194,3 +194,21 @@ fn the_misconfigured_block_translates_its_header_only() {
         "记忆：配置有误\n目录：未初始化\n- Failed to load memory config: bad"
     );
 }
+
+#[test]
+fn export_and_surface_answer_in_chinese() {
+    let sandbox = seeded();
+    sandbox.write("agent/memory.json", r#"{"language": "zh-CN"}"#);
+    let out = sandbox.path("backup.json");
+    let export = text(&pimem(&sandbox, &[], &["export", "--out", out.as_str()]));
+    assert!(
+        export.contains(&format!("pimem：已导出到 {out}")),
+        "{export}"
+    );
+    let surface = text(&pimem(
+        &sandbox,
+        &[],
+        &["surface", "zzz-nothing-matches-this"],
+    ));
+    assert!(surface.contains("没有相关的记忆。"), "{surface}");
+}
