@@ -23,10 +23,12 @@
 //!   line). `MEMORY.md` is never deleted; there is no wipe-all and no force.
 //!
 //! Decision (issue 12, "an entry in the frozen section"): pi-memory's frozen section is the
-//! window of `MEMORY.md`; entry bodies are not in it (surfacing reads them live). So after an
-//! edit or delete the section that would be frozen now is compared with the frozen one: when
-//! they differ, the answer says the change reaches the model after `/memory reload` and
-//! `/memory` shows the mark until the section is read again (PA-19, PA-21).
+//! window of `MEMORY.md`; entry bodies are not in it (surfacing reads them live). So the
+//! section that would be frozen is computed before and after an edit or delete: when this
+//! write changed it, the answer says the change reaches the model after `/memory reload` and
+//! `/memory` shows the mark until the section is read again (PA-19, PA-21); a body-only edit
+//! just says "saved". Changes by the model's tool, other sessions or other processes are never
+//! marked (PA-21).
 //!
 //! Decision (PA-46): the session check and the write happen under one lock that every session
 //! change also takes, so a change either comes after the write (which then belonged to the old
@@ -291,22 +293,26 @@ fn refused(text: String) -> MemoryWriteResult {
     }
 }
 
-/// Whether the section that would be frozen now differs from the frozen one; sets the mark.
-fn mark_if_index_changed(session: &Session, project: &Project) -> bool {
+/// The section that would be frozen now (`None` when the index cannot be read).
+fn section_now(session: &Session, project: &Project) -> Option<String> {
     let cfg = &session.cfg;
-    let Ok(now) = project.store.index_section(
-        cfg.mem_index_inject_max_lines,
-        cfg.mem_index_inject_max_bytes,
-    ) else {
-        return false;
-    };
-    let mut live = session.live.lock();
-    if now.value != live.section.value {
-        live.index_changed = true;
-        true
-    } else {
-        false
+    project
+        .store
+        .index_section(
+            cfg.mem_index_inject_max_lines,
+            cfg.mem_index_inject_max_bytes,
+        )
+        .ok()
+        .map(|s| s.value)
+}
+
+/// Whether this write changed the section that would be frozen now; sets the mark (PA-21).
+fn mark_if_index_changed(session: &Session, project: &Project, before: Option<String>) -> bool {
+    let changed = section_now(session, project) != before;
+    if changed {
+        session.live.lock().index_changed = true;
     }
+    changed
 }
 
 /// The checks every write makes first: the token, then the switch, then the project.
@@ -368,6 +374,7 @@ pub(super) fn save(server: &Server, p: MemorySaveParams) -> Result<MemoryWriteRe
             expected_version: Some(version),
         })
     };
+    let before = section_now(&session, &project);
     // The session check and the write under the generation lock (PA-46).
     let written = {
         let generation = GENERATION.lock();
@@ -385,7 +392,7 @@ pub(super) fn save(server: &Server, p: MemorySaveParams) -> Result<MemoryWriteRe
     match written {
         Ok((name, file)) => {
             session.usage.lock().save(&name, Via::Edit);
-            let text = if mark_if_index_changed(&session, &project) {
+            let text = if mark_if_index_changed(&session, &project, before) {
                 t::saved_needs_reload(lang, &file)
             } else {
                 t::saved(lang, &file)
@@ -434,6 +441,7 @@ pub(super) fn delete(
             level: Level::Info,
         });
     }
+    let before = section_now(&session, &project);
     let removed = {
         let generation = GENERATION.lock();
         if p.token != format!("g{}", *generation) {
@@ -445,7 +453,7 @@ pub(super) fn delete(
         Ok(out) => {
             session.usage.lock().save(&out.name, Via::Delete);
             let mut text = t::deleted(lang, &out.name);
-            if mark_if_index_changed(&session, &project) {
+            if mark_if_index_changed(&session, &project, before) {
                 text.push('\n');
                 text.push_str(&t::mark_changed(lang));
             }
