@@ -502,7 +502,7 @@ export type MemoryOpenResult = {
 	/** Whether `d` deletes (entries yes, `MEMORY.md` no). */
 	deletable: boolean,
 	/** The editor's title. */
-	edit_title: string,
+	editTitle: string,
 	/** The text to show when the file cannot be opened (then `text` is empty). */
 	error: string | null,
 };

@@ -853,6 +853,7 @@ pub struct MemoryOpenParams {
 /// The view: the file's text and what an edit or delete must hand back.
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(test, derive(TS))]
+#[serde(rename_all = "camelCase")]
 pub struct MemoryOpenResult {
     /// The file (as asked).
     pub file: String,
