@@ -98,8 +98,11 @@
 //! `tool_call` for `read`, `write`, `edit`, `grep`, `find` and `ls` (`serve/guard.rs`).
 //! `/memory on|off|doctor` switch memory and run the read-only doctor (`crate::doctor`).
 //!
-//! `command/run`: `/memory` (any other argument but `unlock`) → the 7-line status or the
-//! misconfigured block; `/memory unlock` → PM-77 (asks `ui/confirm`); `/dream` → asks
+//! `command/run`: `/memory` (any other argument but `unlock`, `on`, `off`, `doctor`, `list`,
+//! `reload`) → the 7-line status or the misconfigured block, followed (after a blank line)
+//! by the index mark and the session usage summary once this session has used memory
+//! (`curate`); `/memory list` → the listing as text (the TUI browses with `memory/*`
+//! instead); `/memory reload` → the section is read again at the next turn; `/memory unlock` → PM-77 (asks `ui/confirm`); `/dream` → asks
 //! `ui/confirm` unless `confirmed`, sets `ui/status` `dream`, runs the round, answers the
 //! summary or `Dream failed: <msg>`. `text: null` means "print nothing" (a cancelled
 //! confirmation).
