@@ -95,6 +95,11 @@ export async function curateScenarios(t) {
 		return { session, screen, waitFor, keys, type, kill: () => tmux("kill-session", "-t", session) };
 	};
 	const entry = (f) => readFileSync(join(MEM, f), "utf8");
+	/** Keys that move the list's cursor from MEMORY.md to `name` (entries oldest first, as listed). */
+	const downTo = (keys, name) => {
+		const names = JSON.parse(pimem(A, P, ["list", "--json"])).map((e) => e.name);
+		for (let i = 0; i <= names.indexOf(name); i++) keys("Down");
+	};
 	const snapshotsWith = (f) => (existsSync(join(MEM, ".backups")) ? readdirSync(join(MEM, ".backups")).filter((d) => existsSync(join(MEM, ".backups", d, f))) : []);
 
 	{
@@ -105,15 +110,14 @@ export async function curateScenarios(t) {
 			type("/memory list");
 			keys("Enter");
 			check("CU3: /memory list opens the list with MEMORY.md and every entry", await waitFor(/Memory files — [\s\S]*MEMORY\.md · index[\s\S]*Deploy rule · feedback[\s\S]*Test rule · feedback[\s\S]*Style rule · feedback/), screen());
-			keys("Down");
+			downTo(keys, "Deploy rule");
 			keys("Enter");
 			check("CU3: moving down and selecting opens the read-only view", await waitFor(/Deploy-rule\.md \(read-only\)[\s\S]*Deploy with make ship, never by hand\.[\s\S]*e edit · d delete/), screen());
 			keys("Escape");
 			check("CU3: closing the view lists again", await waitFor(/Memory files — [\s\S]*Style rule · feedback/), screen());
 
 			// delete with confirmation
-			keys("Down");
-			keys("Down");
+			downTo(keys, "Test rule");
 			keys("Enter");
 			check("CU3: the second entry's view", await waitFor(/Test-rule\.md \(read-only\)/), screen());
 			keys("d");
@@ -127,7 +131,7 @@ export async function curateScenarios(t) {
 
 			// edit and save
 			check("CU3: after the delete the list is shown again", await waitFor(/Memory files — [\s\S]*Deploy rule · feedback/), screen());
-			keys("Down");
+			downTo(keys, "Deploy rule");
 			keys("Enter");
 			check("CU3: the view again", await waitFor(/Deploy-rule\.md \(read-only\)/), screen());
 			keys("e");
@@ -139,7 +143,7 @@ export async function curateScenarios(t) {
 
 			// an edit overtaken by another process
 			check("CU3: back at the list", await waitFor(/Memory files — [\s\S]*Deploy rule · feedback/), screen());
-			keys("Down");
+			downTo(keys, "Deploy rule");
 			keys("Enter");
 			await waitFor(/Deploy-rule\.md \(read-only\)[\s\S]*EDITED-IN-TUI/);
 			keys("e");
@@ -172,7 +176,7 @@ export async function curateScenarios(t) {
 			type("/memory list");
 			keys("Enter");
 			check("CU4: the list in Simplified Chinese", await waitFor(/记忆文件 — [\s\S]*MEMORY\.md · 索引 · 修改于 [\s\S]*Deploy rule · feedback · 修改于 /), screen());
-			keys("Down");
+			downTo(keys, "Deploy rule");
 			keys("Enter");
 			check("CU4: the read-only view in Simplified Chinese", await waitFor(/Deploy-rule\.md（只读）[\s\S]*e 编辑 · d 删除/), screen());
 			keys("d");
