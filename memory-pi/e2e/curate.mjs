@@ -90,9 +90,16 @@ export async function curateScenarios(t) {
 			}
 			return false;
 		};
+		const waitGone = async (re) => {
+			for (let i = 0; i < 100; i++) {
+				if (!re.test(screen())) return true;
+				await new Promise((r) => setTimeout(r, 200));
+			}
+			return false;
+		};
 		const keys = (...k) => tmux("send-keys", "-t", session, ...k);
 		const type = (text) => tmux("send-keys", "-t", session, "-l", text);
-		return { session, screen, waitFor, keys, type, kill: () => tmux("kill-session", "-t", session) };
+		return { session, screen, waitFor, waitGone, keys, type, kill: () => tmux("kill-session", "-t", session) };
 	};
 	const entry = (f) => readFileSync(join(MEM, f), "utf8");
 	/** Keys that move the list's cursor from MEMORY.md to `name` (entries oldest first, as listed). */
@@ -104,7 +111,7 @@ export async function curateScenarios(t) {
 
 	{
 		const tui = startTui("cu", A);
-		const { screen, waitFor, keys, type } = tui;
+		const { screen, waitFor, waitGone, keys, type } = tui;
 		try {
 			check("CU3: pi's TUI starts with the extension", await waitFor(/fake-model/), screen());
 			type("/memory list");
@@ -158,6 +165,8 @@ export async function curateScenarios(t) {
 			keys("Escape");
 			await waitFor(/Memory files — /);
 			keys("Escape");
+			// An Escape followed at once by more keys would be read as Alt+key.
+			check("CU3: Esc on the list leaves it", await waitGone(/Memory files — /), screen());
 			type("/memory");
 			keys("Enter");
 			check("CU3: /memory shows the session's edits and delete", await waitFor(/Session usage:\s+Saves \(2\): Deploy rule \(edit, turn 0\), Test rule \(delete, turn 0\)/), screen());
@@ -169,7 +178,7 @@ export async function curateScenarios(t) {
 	{
 		const Z = makeAgent("agent-cu-zh", { lock: { timeoutMs: 2000 }, language: "zh-CN" });
 		const tui = startTui("cu-zh", Z);
-		const { screen, waitFor, keys, type } = tui;
+		const { screen, waitFor, waitGone, keys, type } = tui;
 		const MEMZ = pimem(Z, P, ["dir"]).trim();
 		try {
 			check("CU4: pi's TUI starts (zh-CN)", await waitFor(/fake-model/), screen());
@@ -188,8 +197,9 @@ export async function curateScenarios(t) {
 			check("CU4: the editor's title in Simplified Chinese", await waitFor(/编辑 Deploy-rule\.md/), screen());
 			type("ZH-EDIT");
 			keys("Enter");
-			check("CU4: saved, in Simplified Chinese", await waitFor(/已保存 Deploy-rule\.md。/), screen());
+			check("CU4: saved, in Simplified Chinese", await waitFor(/已保存 Deploy-rule\.md。[\s\S]*记忆文件 — /), screen());
 			keys("Escape");
+			check("CU4: Esc on the list leaves it", await waitGone(/记忆文件 — /), screen());
 			type("/memory");
 			keys("Enter");
 			check("CU4: the usage summary in Simplified Chinese", await waitFor(/本会话的记忆使用：\s+保存（1）：Deploy rule（编辑，第 0 轮）/), screen());
