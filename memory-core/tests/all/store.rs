@@ -736,7 +736,10 @@ fn replace_index_is_compare_and_swap_secret_checked_and_snapshotted() {
     assert_eq!(version, memory_core::Version::of(text.as_bytes()));
     // the version of the missing file is stale now
     let before = f.tree();
-    let err = f.store.replace_index("# mine\n", Some(&missing)).unwrap_err();
+    let err = f
+        .store
+        .replace_index("# mine\n", Some(&missing))
+        .unwrap_err();
     assert!(matches!(err, StoreError::Conflict { .. }), "{err}");
     assert_eq!(err.to_string(), "Memory conflict: stale version");
     let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
@@ -753,9 +756,10 @@ fn replace_index_is_compare_and_swap_secret_checked_and_snapshotted() {
     let backups = f.dir().join(".backups");
     let snaps: Vec<_> = std::fs::read_dir(&backups).unwrap().collect();
     assert!(
-        snaps
-            .into_iter()
-            .any(|d| std::fs::read_to_string(d.unwrap().path().join("MEMORY.md")).is_ok_and(|t| t == text)),
+        snaps.into_iter().any(
+            |d| std::fs::read_to_string(d.unwrap().path().join("MEMORY.md"))
+                .is_ok_and(|t| t == text)
+        ),
         "the old index is in a snapshot"
     );
 }

@@ -22,7 +22,7 @@
 //!   version shown (the store snapshots the entry and the index first and drops the index
 //!   line). `MEMORY.md` is never deleted; there is no wipe-all and no force.
 //!
-//! Decision (issue 12, "an entry in the frozen section"): pi-memory's frozen section is the
+//! Decision (VECTORS §Z 19, "an entry in the frozen section"): pi-memory's frozen section is the
 //! window of `MEMORY.md`; entry bodies are not in it (surfacing reads them live). So the
 //! section that would be frozen is computed before and after an edit or delete: when this
 //! write changed it, the answer says the change reaches the model after `/memory reload` and
@@ -30,9 +30,10 @@
 //! just says "saved". Changes by the model's tool, other sessions or other processes are never
 //! marked (PA-21).
 //!
-//! Decision (PA-46): the session check and the write happen under one lock that every session
-//! change also takes, so a change either comes after the write (which then belonged to the old
-//! session and completed) or makes the write fail; the old copy is never written after it.
+//! Decision (VECTORS §Z 19, PA-46): the session check and the write happen under one lock that
+//! every session change also takes, so a change either comes after the write (which then belonged
+//! to the old session and completed) or makes the write fail; the old copy is never written after
+//! it.
 
 use std::fs;
 use std::sync::Arc;
@@ -90,6 +91,8 @@ struct Listed {
 }
 
 /// `MEMORY.md` (if a regular file) and every entry, oldest first: no body is sent anywhere.
+// Decision (VECTORS §Z 19): the entries come from the store's cached scan (name and type live
+// in the file); the list neither keeps nor sends a body, and nothing here counts as a read.
 fn listing(project: &Project, lang: Language) -> Result<Vec<Listed>, String> {
     let dir = project.store.dir();
     let mut out = Vec::new();
@@ -470,6 +473,7 @@ pub(super) fn delete(
 /// What `/memory` adds after pi-memory's status lines: the index mark (PA-21) and the usage
 /// summary (PA-26). `None` while there is nothing to say, so a session that has not used
 /// memory yet sees pi-memory's exact status (PM-75).
+// Decision (VECTORS §Z 19): the 7 lines stay first and unchanged; the rest follows a blank line.
 pub(super) fn status_suffix(session: &Session, available: bool) -> Option<String> {
     let lang = lang(session);
     let mark = {
