@@ -195,7 +195,7 @@ impl Report {
 /// Runs every check.
 pub fn run(input: &Input) -> Report {
     let mut checks = Vec::new();
-    let (config, project_cfg) = config_checks(input, &mut checks);
+    let config = config_checks(input, &mut checks);
     checks.push(switch_check(input));
     let opened = open_project(
         &config,
@@ -231,11 +231,10 @@ pub fn run(input: &Input) -> Report {
         checks.push(layout_check(input, project));
         checks.push(snapshot_check(project, &config));
     }
-    let _ = project_cfg;
     Report { checks }
 }
 
-fn config_checks(input: &Input, checks: &mut Vec<Check>) -> (Config, bool) {
+fn config_checks(input: &Input, checks: &mut Vec<Check>) -> Config {
     let Some(agent_dir) = &input.agent_dir else {
         checks.push(
             Check::new("config.agent", State::Failure, msg::no_agent_dir())
@@ -246,7 +245,7 @@ fn config_checks(input: &Input, checks: &mut Vec<Check>) -> (Config, bool) {
             State::Unchecked,
             msg::no_agent_dir(),
         ));
-        return (Config::default(), false);
+        return Config::default();
     };
     let loaded = load_config(agent_dir, &input.cwd, input.trusted);
     let agent_file = agent_dir.join(memory_core::config::CONFIG_FILE);
@@ -278,7 +277,7 @@ fn config_checks(input: &Input, checks: &mut Vec<Check>) -> (Config, bool) {
         };
         checks.push(check);
     }
-    (loaded.config, input.trusted)
+    loaded.config
 }
 
 fn switch_check(input: &Input) -> Check {
