@@ -500,3 +500,34 @@ fn the_curation_texts_follow_the_language_setting() {
             .contains("本会话的记忆使用：\n  保存（1）：Deploy command（工具，第 0 轮）")
     );
 }
+
+#[test]
+fn pa26_an_extraction_save_is_in_the_usage_summary() {
+    let sb = Sandbox::new();
+    sb.config(
+        json!({ "defaults": { "model": "fake/model" }, "extractMemories": { "enabled": true } }),
+    );
+    let mut pi = started(&sb);
+    pi.call(
+        "agent/before_start",
+        json!({ "prompt": "hi", "messageType": "user", "systemPrompt": "" }),
+    );
+    pi.script.completions = std::collections::VecDeque::from(vec![
+        Ok(super::completion_tool(
+            "e1",
+            json!({ "action": "add", "name": "Staging port", "content": "Staging SSH listens on 2222." }),
+        )),
+        Ok(super::completion_text("Saved one memory.")),
+    ]);
+    pi.call(
+        "agent/settled",
+        json!({ "messages": super::turn("staging ssh is on port 2222"), "aborted": false }),
+    );
+    pi.wait_note(|n| n["params"]["message"] == "Extracted 1 memory.");
+    let status = memory(&mut pi, "");
+    assert!(
+        status.contains("\n\nSession usage:\n  Saves (1): Staging port (extraction, turn 1)\n"),
+        "{status}"
+    );
+    assert!(!status.contains("2222"), "no body: {status}");
+}
