@@ -531,3 +531,29 @@ fn pa26_an_extraction_save_is_in_the_usage_summary() {
     );
     assert!(!status.contains("2222"), "no body: {status}");
 }
+
+#[test]
+fn pa26_a_dream_write_is_in_the_usage_summary() {
+    let sb = Sandbox::new();
+    sb.config(json!({ "defaults": { "model": "fake/model" } }));
+    let mut pi = started(&sb);
+    add(&mut pi, "Deploy command", "Deploy with make ship.");
+    add(&mut pi, "Deploy command (dup)", "Deploy with make ship.");
+    pi.script.completions = std::collections::VecDeque::from(vec![
+        Ok(super::completion_tool(
+            "d1",
+            json!({ "action": "remove", "name": "Deploy command (dup)" }),
+        )),
+        Ok(super::completion_text("Merged 1 duplicate.")),
+    ]);
+    let r = pi.call(
+        "command/run",
+        json!({ "name": "dream", "args": "", "confirmed": true }),
+    );
+    assert_eq!(r["text"], "Merged 1 duplicate.");
+    let status = memory(&mut pi, "");
+    assert!(
+        status.contains("\n  Saves (3): Deploy command (dup) (dream, turn 0), Deploy command (dup) (tool, turn 0), Deploy command (tool, turn 0)\n"),
+        "{status}"
+    );
+}
