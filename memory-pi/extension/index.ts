@@ -786,7 +786,14 @@ export default function pimem(pi: ExtensionAPI) {
 					if (text === undefined) continue; // cancelled: back to the view
 					// The sidecar refuses a view of an older session (PA-46); a replaced sidecar
 					// means this instance's session is gone, and nothing may be saved.
-					if (sidecar !== s) return;
+					if (sidecar !== s) {
+						try {
+							ctx.ui.notify(view.invalidated, "error");
+						} catch {
+							// this instance's context is stale: pi has moved on
+						}
+						return;
+					}
 					r = await s.call("memory/save", { file: view.file, version: view.version, token: view.token, text }, 120_000);
 				} else {
 					r = await s.call("memory/delete", { file: view.file, version: view.version, token: view.token }, 24 * 60 * 60 * 1000);

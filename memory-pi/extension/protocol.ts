@@ -503,6 +503,8 @@ export type MemoryOpenResult = {
 	deletable: boolean,
 	/** The editor's title. */
 	editTitle: string,
+	/** What to show when the session changed while the editor was open and this view's sidecar is gone (nothing is saved, PA-46). */
+	invalidated: string,
 	/** The text to show when the file cannot be opened (then `text` is empty). */
 	error: string | null,
 };

@@ -264,6 +264,7 @@ pub(super) fn open(server: &Server, p: MemoryOpenParams) -> Result<MemoryOpenRes
     Ok(MemoryOpenResult {
         title: t::view_title(lang, &p.file),
         edit_title: t::edit_title(lang, &p.file),
+        invalidated: t::not_saved(lang, t::INVALIDATED),
         keys: t::view_keys(lang, deletable),
         file: p.file,
         text,
@@ -284,6 +285,7 @@ fn open_error(file: &str, lang: Language, error: &str) -> MemoryOpenResult {
         keys: t::view_keys(lang, false),
         deletable: false,
         edit_title: t::edit_title(lang, file),
+        invalidated: t::not_saved(lang, t::INVALIDATED),
         error: Some(error.to_owned()),
     }
 }

@@ -871,6 +871,9 @@ pub struct MemoryOpenResult {
     pub deletable: bool,
     /// The editor's title.
     pub edit_title: String,
+    /// What to show when the session changed while the editor was open and this view's
+    /// sidecar is gone (nothing is saved, PA-46).
+    pub invalidated: String,
     /// The text to show when the file cannot be opened (then `text` is empty).
     pub error: Option<String>,
 }

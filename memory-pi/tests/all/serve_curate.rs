@@ -309,6 +309,11 @@ fn pa45_pa46_switched_off_or_a_session_change_during_the_edit_saves_nothing() {
 
     // tree navigation
     let v = open(&mut pi, "Deploy-command.md");
+    // what the extension shows when its sidecar was replaced while the editor was open
+    assert_eq!(
+        v["invalidated"],
+        "Not saved: Memory operation invalidated by a session change"
+    );
     pi.call("session/tree", json!({}));
     let r = save(&mut pi, &v, &edit(&v));
     assert_eq!(
