@@ -587,8 +587,9 @@ pub(super) fn record_read(session: &Session, input: &Value, cwd: &std::path::Pat
     });
     if in_dir
         && file != INDEX_FILE
-        && matches!(project.store.read(file), Ok(Some(ref e)) if e.file == file)
+        && let Ok(Some(e)) = project.store.read(file)
+        && e.file == file
     {
-        session.usage.lock().read(file);
+        session.usage.lock().read(file, &e.version.to_string());
     }
 }

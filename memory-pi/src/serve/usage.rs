@@ -64,6 +64,8 @@ pub(super) struct Usage {
     surfaced: Vec<Seen>,
     surfaced_dropped: u64,
     reads: Vec<Seen>,
+    /// The version each read file had at its last read (parallel to `reads`).
+    read_versions: Vec<String>,
     reads_dropped: u64,
 }
 
@@ -116,9 +118,19 @@ impl Usage {
         }
     }
 
-    /// The model read an entry file with `read`.
-    pub(super) fn read(&mut self, file: &str) {
-        if bump(&mut self.reads, file, self.turn) {
+    /// The model read an entry file with `read`, at `version`: reads of one version add up,
+    /// a new version starts the count over (PA-28).
+    pub(super) fn read(&mut self, file: &str, version: &str) {
+        if let Some(i) = self.reads.iter().position(|s| s.name == file) {
+            let old = self.read_versions.remove(i);
+            if old != version {
+                self.reads[i].count = 0;
+            }
+        }
+        let dropped = bump(&mut self.reads, file, self.turn);
+        self.read_versions.push(version.to_owned());
+        if dropped {
+            self.read_versions.remove(0);
             self.reads_dropped += 1;
         }
     }
@@ -196,7 +208,7 @@ mod tests {
         for i in 0..25 {
             u.turn();
             u.save(&format!("m{i}"), Via::Tool);
-            u.read(&format!("f{i}.md"));
+            u.read(&format!("f{i}.md"), "v1");
             u.surfaced([format!("s{i}").as_str()]);
         }
         assert_eq!(u.saves().count(), LIMIT);
@@ -244,6 +256,28 @@ mod tests {
     }
 
     #[test]
+    fn pa28_reads_of_one_version_add_up_and_a_new_version_starts_over() {
+        let mut u = Usage::default();
+        u.turn();
+        u.read("a.md", "v1");
+        u.read("b.md", "v1");
+        u.read("a.md", "v1");
+        assert_eq!(
+            (u.reads()[1].name.as_str(), u.reads()[1].count),
+            ("a.md", 2)
+        );
+        u.turn();
+        u.read("a.md", "v2");
+        assert_eq!(u.reads()[1].count, 1, "a new version starts over");
+        assert_eq!(u.reads()[1].last_turn, 2);
+        u.read("b.md", "v1");
+        assert_eq!(
+            (u.reads()[1].name.as_str(), u.reads()[1].count),
+            ("b.md", 2)
+        );
+    }
+
+    #[test]
     fn the_summary_names_saves_surfacing_and_reads_and_is_marked_while_off() {
         let mut u = Usage::default();
         assert!(u.is_empty());
@@ -251,7 +285,7 @@ mod tests {
         u.save("Deploy", Via::Tool);
         u.save("Style", Via::Edit);
         u.surfaced(["Deploy"]);
-        u.read("Deploy.md");
+        u.read("Deploy.md", "v1");
         let on = u.render(Language::En, true);
         assert_eq!(
             on,
