@@ -34,6 +34,14 @@
 //! every session change also takes, so a change either comes after the write (which then belonged
 //! to the old session and completed) or makes the write fail; the old copy is never written after
 //! it.
+//!
+//! # Limitations
+//! * A session change that arrives while an edit or delete is being written waits for that
+//!   write (at most `lock.timeoutMs`, when a dream or another writer holds the lock).
+//! * The list and the view show entries as the store parses them: a file that is not an entry
+//!   (no frontmatter) is not listed, and the view shows an entry as it renders, which differs
+//!   from the bytes only for files written by hand in another layout.
+//! * Only reads through pi's `read` tool are counted; a shell command reading a file is not.
 
 use std::fs;
 use std::sync::Arc;
