@@ -170,6 +170,13 @@ export async function curateScenarios(t) {
 			type("/memory");
 			keys("Enter");
 			check("CU3: /memory shows the session's edits and delete", await waitFor(/Session usage:\s+Saves \(2\): Deploy rule \(edit, turn 0\), Test rule \(delete, turn 0\)/), screen());
+			check("CU3: ...and that the delete changed the index", /Index changed: run \/memory reload to refresh it at the next turn\s+Session usage:/.test(screen()), screen());
+			type("/memory reload");
+			keys("Enter");
+			check("CU3: /memory reload schedules the refresh", await waitFor(/The memory index will be read again at the next turn\./), screen());
+			type("/memory");
+			keys("Enter");
+			check("CU3: /memory then marks the refresh at the next turn", await waitFor(/Index changed, refresh at the next turn\s+Session usage:/), screen());
 		} finally {
 			tui.kill();
 		}
