@@ -99,7 +99,20 @@ export async function curateScenarios(t) {
 		};
 		const keys = (...k) => tmux("send-keys", "-t", session, ...k);
 		const type = (text) => tmux("send-keys", "-t", session, "-l", text);
-		return { session, screen, waitFor, waitGone, keys, type, kill: () => tmux("kill-session", "-t", session) };
+		/** Types a command and submits it: an Enter that only accepted pi's argument completion
+		 * (the command still in the editor) is followed by a second one. */
+		const submit = async (text) => {
+			type(text);
+			await new Promise((r) => setTimeout(r, 400));
+			keys("Enter");
+			const still = new RegExp(`^${text.replace(/[/]/g, "\\/")}\\s*$`, "m");
+			for (let i = 0; i < 5; i++) {
+				await new Promise((r) => setTimeout(r, 200));
+				if (!still.test(screen())) return;
+			}
+			keys("Enter");
+		};
+		return { session, screen, waitFor, waitGone, keys, type, submit, kill: () => tmux("kill-session", "-t", session) };
 	};
 	const entry = (f) => readFileSync(join(MEM, f), "utf8");
 	/** Keys that move the list's cursor from MEMORY.md to `name` (entries oldest first, as listed). */
@@ -111,7 +124,7 @@ export async function curateScenarios(t) {
 
 	{
 		const tui = startTui("cu", A);
-		const { screen, waitFor, waitGone, keys, type } = tui;
+		const { screen, waitFor, waitGone, keys, type, submit } = tui;
 		try {
 			check("CU3: pi's TUI starts with the extension", await waitFor(/fake-model/), screen());
 			type("/memory list");
@@ -171,11 +184,9 @@ export async function curateScenarios(t) {
 			keys("Enter");
 			check("CU3: /memory shows the session's edits and delete", await waitFor(/Session usage:\s+Saves \(2\): Deploy rule \(edit, turn 0\), Test rule \(delete, turn 0\)/), screen());
 			check("CU3: ...and that the delete changed the index", /Index changed: run \/memory reload to refresh it at the next turn\s+Session usage:/.test(screen()), screen());
-			type("/memory reload");
-			keys("Enter");
+			await submit("/memory reload");
 			check("CU3: /memory reload schedules the refresh", await waitFor(/The memory index will be read again at the next turn\./), screen());
-			type("/memory");
-			keys("Enter");
+			await submit("/memory");
 			check("CU3: /memory then marks the refresh at the next turn", await waitFor(/Index changed, refresh at the next turn\s+Session usage:/), screen());
 		} finally {
 			tui.kill();
