@@ -909,6 +909,203 @@ catalog! {
         zh: "{exp} 已保存为记忆：{saved}",
     }
 
+    // ---- `/memory list`, view, edit, delete, reload and the usage summary (PA-19..PA-32) ----
+    /// The list's title.
+    CurateListTitle => {
+        en: "Memory files — {dir}",
+        zh: "记忆文件 — {dir}",
+    }
+    /// An empty memory directory (PA-30).
+    CurateListEmpty => {
+        en: "No memory files yet.",
+        zh: "还没有记忆文件。",
+    }
+    /// The index's line in the list.
+    CurateIndexLabel => {
+        en: "MEMORY.md · index · modified {modified} · {size}",
+        zh: "MEMORY.md · 索引 · 修改于 {modified} · {size}",
+    }
+    /// An entry's line in the list.
+    CurateEntryLabel => {
+        en: "{name} · {entry_type} · modified {modified} · {size} · {file}",
+        zh: "{name} · {entry_type} · 修改于 {modified} · {size} · {file}",
+    }
+    /// The read-only view's title.
+    CurateViewTitle => {
+        en: "{file} (read-only)",
+        zh: "{file}（只读）",
+    }
+    /// The keys of the view of an entry.
+    CurateViewKeys => {
+        en: "e edit · d delete · ↑↓ scroll · Esc back to the list",
+        zh: "e 编辑 · d 删除 · ↑↓ 滚动 · Esc 返回列表",
+    }
+    /// The keys of the view of the index.
+    CurateViewKeysIndex => {
+        en: "e edit · ↑↓ scroll · Esc back to the list",
+        zh: "e 编辑 · ↑↓ 滚动 · Esc 返回列表",
+    }
+    /// The editor's title.
+    CurateEditTitle => {
+        en: "Edit {file} (saved only if nobody changed it meanwhile)",
+        zh: "编辑 {file}（仅当期间无人修改时保存）",
+    }
+    /// A saved edit.
+    CurateSaved => {
+        en: "Saved {file}.",
+        zh: "已保存 {file}。",
+    }
+    /// A saved edit or delete that changed the frozen index (PA-19).
+    CurateSavedNeedsReload => {
+        en: "Saved {file}. The memory index the model sees changes only after /memory reload, at the next turn.",
+        zh: "已保存 {file}。模型看到的记忆索引要在执行 /memory reload 之后的下一轮才会更新。",
+    }
+    /// The editor was closed without a change.
+    CurateUnchanged => {
+        en: "No changes; nothing saved.",
+        zh: "没有改动，未保存。",
+    }
+    /// An edit refused: `{err}` is the store's reason.
+    CurateNotSaved => {
+        en: "Not saved: {err}",
+        zh: "未保存：{err}",
+    }
+    /// An edited entry that is no longer an entry file.
+    CurateNotAnEntry => {
+        en: "the text is not a memory entry: it must start with the --- frontmatter holding name, description, type (user, feedback, project or reference), created and modified",
+        zh: "文本不是记忆条目：开头必须是 --- 包围的 frontmatter，包含 name、description、type（user、feedback、project 或 reference）、created 和 modified",
+    }
+    /// The delete confirmation's title.
+    CurateDeleteTitle => {
+        en: "Delete memory",
+        zh: "删除记忆",
+    }
+    /// The delete confirmation's question (PA-32).
+    CurateDeleteBody => {
+        en: "Delete \"{name}\" ({file})? Its MEMORY.md line goes too. A snapshot is kept in .backups/; there is no undo in pi.",
+        zh: "删除“{name}”（{file}）？MEMORY.md 中的对应行也会删除。快照保存在 .backups/ 中；pi 中无法撤销。",
+    }
+    /// A deleted memory.
+    CurateDeleted => {
+        en: "Deleted \"{name}\".",
+        zh: "已删除“{name}”。",
+    }
+    /// A delete refused.
+    CurateNotDeleted => {
+        en: "Not deleted: {err}",
+        zh: "未删除：{err}",
+    }
+    /// The index is never deleted (PA-32).
+    CurateIndexNotDeletable => {
+        en: "MEMORY.md cannot be deleted; edit it instead",
+        zh: "MEMORY.md 不能删除，请改为编辑",
+    }
+    /// A file that is not in the list.
+    CurateNoSuchFile => {
+        en: "{file} is not a memory file of this project",
+        zh: "{file} 不是本项目的记忆文件",
+    }
+    /// `/memory reload` (PA-20).
+    CurateReloadScheduled => {
+        en: "The memory index will be read again at the next turn.",
+        zh: "记忆索引将在下一轮重新读取。",
+    }
+    /// `/memory`'s mark before `/memory reload` (PA-21).
+    CurateMarkChanged => {
+        en: "Index changed: run /memory reload to refresh it at the next turn",
+        zh: "索引已更改：执行 /memory reload 以在下一轮刷新",
+    }
+    /// `/memory`'s mark after `/memory reload` (PA-21).
+    CurateMarkRefresh => {
+        en: "Index changed, refresh at the next turn",
+        zh: "索引已更改，将在下一轮刷新",
+    }
+    /// The usage summary's first line.
+    UsageHeader => {
+        en: "Session usage:",
+        zh: "本会话的记忆使用：",
+    }
+    /// The usage summary's first line while off or paused.
+    UsageHeaderUnavailable => {
+        en: "Session usage (currently unavailable: memory is off or paused):",
+        zh: "本会话的记忆使用（当前不可用：记忆已关闭或暂停）：",
+    }
+    /// A save by the memory tool.
+    UsageViaTool => {
+        en: "tool",
+        zh: "工具",
+    }
+    /// A save by an edit.
+    UsageViaEdit => {
+        en: "edit",
+        zh: "编辑",
+    }
+    /// A delete.
+    UsageViaDelete => {
+        en: "delete",
+        zh: "删除",
+    }
+    /// A save by extraction.
+    UsageViaExtraction => {
+        en: "extraction",
+        zh: "提取",
+    }
+    /// A save by a dream.
+    UsageViaDream => {
+        en: "dream",
+        zh: "整理",
+    }
+    /// One save in the summary.
+    UsageSaveItem => {
+        en: "{name} ({how}, turn {turn})",
+        zh: "{name}（{how}，第 {turn} 轮）",
+    }
+    /// The saves line.
+    UsageSaves => {
+        en: "  Saves ({n}): {items}",
+        zh: "  保存（{n}）：{items}",
+    }
+    /// No saves yet.
+    UsageSavesNone => {
+        en: "  Saves: none",
+        zh: "  保存：无",
+    }
+    /// One surfaced memory or read file.
+    UsageSeenItem => {
+        en: "{name} ×{count} (last turn {last_turn})",
+        zh: "{name} ×{count}（最近第 {last_turn} 轮）",
+    }
+    /// The surfaced line.
+    UsageSurfaced => {
+        en: "  Surfaced ({n}): {items}",
+        zh: "  已召回（{n}）：{items}",
+    }
+    /// Nothing surfaced yet.
+    UsageSurfacedNone => {
+        en: "  Surfaced: none",
+        zh: "  已召回：无",
+    }
+    /// The read line.
+    UsageReads => {
+        en: "  Read by the model ({n}): {items}",
+        zh: "  模型读取（{n}）：{items}",
+    }
+    /// No entry file read yet.
+    UsageReadsNone => {
+        en: "  Read by the model: none",
+        zh: "  模型读取：无",
+    }
+    /// Older records were dropped (PA-28).
+    UsageDropped => {
+        en: "  ({n} older records dropped)",
+        zh: "  （已丢弃 {n} 条较早的记录）",
+    }
+    /// The headless listing's header.
+    CurateListingHeader => {
+        en: "Memory files in {dir} ({n}):",
+        zh: "{dir} 中的记忆文件（{n}）：",
+    }
+
     // ---- `pimem import`'s report ----
     /// The directory actually read: `{path}`.
     ImportFrom => { en: "pimem: importing from {path}", zh: "pimem：从 {path} 导入" }
