@@ -127,8 +127,7 @@ export async function curateScenarios(t) {
 		const { screen, waitFor, waitGone, keys, type, submit } = tui;
 		try {
 			check("CU3: pi's TUI starts with the extension", await waitFor(/fake-model/), screen());
-			type("/memory list");
-			keys("Enter");
+			await submit("/memory list");
 			check("CU3: /memory list opens the list with MEMORY.md and every entry", await waitFor(/Memory files — [\s\S]*MEMORY\.md · index[\s\S]*Deploy rule · feedback[\s\S]*Test rule · feedback[\s\S]*Style rule · feedback/), screen());
 			downTo(keys, "Deploy rule");
 			keys("Enter");
@@ -180,8 +179,7 @@ export async function curateScenarios(t) {
 			keys("Escape");
 			// An Escape followed at once by more keys would be read as Alt+key.
 			check("CU3: Esc on the list leaves it", await waitGone(/Memory files — /), screen());
-			type("/memory");
-			keys("Enter");
+			await submit("/memory");
 			check("CU3: /memory shows the session's edits and delete", await waitFor(/Session usage:\s+Saves \(2\): Deploy rule \(edit, turn 0\), Test rule \(delete, turn 0\)/), screen());
 			check("CU3: ...and that the delete changed the index", /Index changed: run \/memory reload to refresh it at the next turn\s+Session usage:/.test(screen()), screen());
 			await submit("/memory reload");
@@ -200,8 +198,7 @@ export async function curateScenarios(t) {
 		const MEMZ = pimem(Z, P, ["dir"]).trim();
 		try {
 			check("CU4: pi's TUI starts (zh-CN)", await waitFor(/fake-model/), screen());
-			type("/memory list");
-			keys("Enter");
+			await submit("/memory list");
 			check("CU4: the list in Simplified Chinese", await waitFor(/记忆文件 — [\s\S]*MEMORY\.md · 索引 · 修改于 [\s\S]*Deploy rule · feedback · 修改于 /), screen());
 			downTo(keys, "Deploy rule");
 			keys("Enter");
@@ -218,8 +215,7 @@ export async function curateScenarios(t) {
 			check("CU4: saved, in Simplified Chinese", await waitFor(/已保存 Deploy-rule\.md。[\s\S]*记忆文件 — /), screen());
 			keys("Escape");
 			check("CU4: Esc on the list leaves it", await waitGone(/记忆文件 — /), screen());
-			type("/memory");
-			keys("Enter");
+			await submit("/memory");
 			check("CU4: the usage summary in Simplified Chinese", await waitFor(/本会话的记忆使用：\s+保存（1）：Deploy rule（编辑，第 0 轮）/), screen());
 		} finally {
 			tui.kill();
