@@ -194,7 +194,7 @@ export async function curateScenarios(t) {
 	{
 		const Z = makeAgent("agent-cu-zh", { lock: { timeoutMs: 2000 }, language: "zh-CN" });
 		const tui = startTui("cu-zh", Z);
-		const { screen, waitFor, waitGone, keys, type } = tui;
+		const { screen, waitFor, waitGone, keys, type, submit } = tui;
 		const MEMZ = pimem(Z, P, ["dir"]).trim();
 		try {
 			check("CU4: pi's TUI starts (zh-CN)", await waitFor(/fake-model/), screen());
