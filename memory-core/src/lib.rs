@@ -66,6 +66,7 @@ pub mod config;
 mod error;
 pub mod messages;
 mod open;
+pub mod scope;
 pub mod secrets;
 mod status;
 mod store;
@@ -82,6 +83,7 @@ pub use open::{
     OpenError, Project, RootProblem, check_dir_usable, default_agent_dir, expand_dir, home_dir,
     open_project,
 };
+pub use scope::{Scope, ScopeError, ScopedEntry, Scopes};
 pub use status::{ModuleState, Modules, misconfigured_block, status_block};
 pub use store::types::{
     AddRequest, DreamMeta, IndexSection, Notice, ParseVersionError, RebuildOutcome, RemoveOutcome,
