@@ -469,6 +469,56 @@ impl Scopes {
     }
 }
 
+/// The `list` text over several scopes. Only project entries (or none): exactly
+/// [`crate::tool::list_text`]'s bytes (PM-39). Otherwise every line starts with its scope,
+/// `- [user] Name (type, modified …) — description [file]`.
+///
+/// Decision: a label only when it tells something; a project-only memory reads exactly as
+/// in pi-memory.
+pub fn list_text(entries: &[ScopedEntry], versions: &mut crate::tool::VersionBook) -> String {
+    if !labelled(entries) {
+        let plain: Vec<_> = entries.iter().map(|e| Arc::clone(&e.entry)).collect();
+        return crate::tool::list_text(&plain, versions);
+    }
+    entries
+        .iter()
+        .map(|e| {
+            versions.saw(&e.entry);
+            let line = memory_index::list_line(&e.entry.meta, &e.entry.file);
+            match line.strip_prefix("- ") {
+                Some(rest) => format!("- [{}] {rest}", e.scope),
+                None => line,
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The `search` text over several scopes. Only project hits (or none): exactly
+/// [`crate::tool::search_text`]'s bytes (PM-40). Otherwise each block gets a `scope: …` line
+/// after its heading, before `file:`.
+pub fn search_text(hits: &[ScopedEntry], versions: &mut crate::tool::VersionBook) -> String {
+    if !labelled(hits) {
+        let plain: Vec<_> = hits.iter().map(|e| Arc::clone(&e.entry)).collect();
+        return crate::tool::search_text(&plain, versions);
+    }
+    hits.iter()
+        .map(|e| {
+            versions.saw(&e.entry);
+            let block = memory_index::search_block(&e.entry.meta, &e.entry.file, &e.entry.body);
+            match block.split_once('\n') {
+                Some((heading, rest)) => format!("{heading}\nscope: {}\n{rest}", e.scope),
+                None => block,
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+fn labelled(entries: &[ScopedEntry]) -> bool {
+    entries.iter().any(|e| e.scope != Scope::Project)
+}
+
 /// Holds `store`'s logical lock for the rest of a two-scope operation.
 fn begin<'s>((scope, store): (Scope, &'s Store)) -> Result<Round<'s>, ScopeError> {
     store

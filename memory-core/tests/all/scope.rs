@@ -379,3 +379,51 @@ fn opposite_promotes_at_the_same_time_never_deadlock() {
     assert_eq!(names.len(), 3, "{names:?}");
     assert!(scopes.duplicates().unwrap().is_empty());
 }
+
+#[test]
+fn texts_are_pi_memorys_for_project_entries_and_labelled_once_another_scope_appears() {
+    use memory_core::tool::VersionBook;
+    let sb = Sandbox::new();
+    let scopes = repo_scopes(&sb);
+    add(
+        &scopes,
+        Scope::Project,
+        "Test command",
+        "cargo xtask ci runs everything.",
+    );
+    let project_only = scopes.store(Scope::Project).unwrap().list().unwrap();
+    let v = &mut VersionBook::default();
+    assert_eq!(
+        memory_core::scope::list_text(&scopes.list().unwrap(), v),
+        memory_core::tool::list_text(&project_only, v)
+    );
+    assert_eq!(
+        memory_core::scope::search_text(&scopes.search("xtask").unwrap(), v),
+        memory_core::tool::search_text(&project_only, v)
+    );
+    add(
+        &scopes,
+        Scope::User,
+        "Answer in Chinese",
+        "The user wants answers in Chinese.",
+    );
+    let text = memory_core::scope::list_text(&scopes.list().unwrap(), v);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert!(
+        lines[0].starts_with("- [project] Test command (feedback, modified "),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with("- [user] Answer in Chinese (feedback, modified "),
+        "{text}"
+    );
+    assert!(
+        lines[1].ends_with("— The user wants answers in Chinese. [Answer-in-Chinese.md]"),
+        "{text}"
+    );
+    assert_eq!(
+        memory_core::scope::search_text(&scopes.search("chinese").unwrap(), v),
+        "## Answer in Chinese\nscope: user\nfile: Answer-in-Chinese.md\ntype: feedback\n\nThe user wants answers in Chinese."
+    );
+}
