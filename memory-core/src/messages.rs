@@ -581,4 +581,20 @@ pub mod doctor {
     pub fn snapshots_fix() -> String {
         "the next write prunes down to lock.snapshotKeep; remove old ones from .backups/ by hand if needed".to_owned()
     }
+    /// No name is in two scopes (issue 16); `scopes`: the scopes that exist here.
+    pub fn scopes_distinct(scopes: &str) -> String {
+        format!("no memory is in more than one scope ({scopes})")
+    }
+    /// Names in several scopes: `Name (project, user; identical)`, ….
+    pub fn scope_duplicates(list: &str) -> String {
+        format!("in more than one scope (an interrupted promote, or saved twice): {list}")
+    }
+    /// Fix for [`scope_duplicates`].
+    pub fn scope_duplicates_fix() -> String {
+        "finish a move with `pimem promote <name> --to <scope>` (identical copies), or remove the copy you do not want with `pimem remove --scope <scope> <name>`".to_owned()
+    }
+    /// The scopes could not be read.
+    pub fn scopes_unreadable(error: &dyn Display) -> String {
+        format!("cannot read every scope: {error}")
+    }
 }
