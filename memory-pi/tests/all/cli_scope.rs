@@ -110,6 +110,7 @@ fn add_with_a_scope_writes_that_scopes_directory_and_list_labels_every_entry() {
 fn team_scope_outside_a_repository_and_unknown_scopes_are_clear_errors_that_write_nothing() {
     let sb = Sandbox::new();
     let cwd = sb.project();
+    let _ = (sb.agent_dir(), sb.home(), sb.git_global());
     let before = sb.tree("");
     let out = pimem(
         &sb,
