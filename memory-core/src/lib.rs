@@ -75,8 +75,8 @@ pub mod tool;
 
 pub use clock::Clock;
 pub use config::{
-    Config, ConfigProblem, Language, LoadedConfig, Selector, SessionPersistence, Task, load_config,
-    ui_language,
+    Config, ConfigProblem, Language, LoadedConfig, ScopesConfig, Selector, SessionPersistence,
+    Task, load_config, ui_language,
 };
 pub use error::StoreError;
 pub use open::{
