@@ -54,6 +54,7 @@ pub(crate) struct Context {
     config: Config,
     scopes: memory_core::Scopes,
     scope: Option<memory_core::Scope>,
+    trusted: bool,
     json: bool,
 }
 
@@ -104,6 +105,7 @@ impl Context {
             config,
             scopes,
             scope: opts.scope,
+            trusted: opts.trust_project,
             json: opts.json,
         })
     }
@@ -137,6 +139,11 @@ impl Context {
     /// The absolute working directory.
     pub(crate) fn cwd(&self) -> &Path {
         &self.cwd
+    }
+
+    /// Whether `--trust-project` was given (the team section is injected only then).
+    pub(crate) fn trusted(&self) -> bool {
+        self.trusted
     }
 
     /// Whether `--json` was given.
@@ -592,6 +599,9 @@ pub(crate) fn cmd_unlock(ctx: &Context, args: UnlockArgs) -> Result<()> {
 
 /// `pimem section`: the exact section value, byte for byte (no newline added).
 pub(crate) fn cmd_section(ctx: &Context) -> Result<()> {
+    if let Some(scope @ (memory_core::Scope::User | memory_core::Scope::Team)) = ctx.scope {
+        return crate::cli_scope::cmd_scope_section(ctx, scope);
+    }
     let cfg = &ctx.config;
     let section = ctx.store().index_section(
         cfg.mem_index_inject_max_lines,

@@ -1,6 +1,9 @@
-//! `pimem promote`: moving a memory between scopes (issue 16; memory-core's `scope` module).
+//! `pimem promote` (moving a memory between scopes) and `pimem --scope user|team section`
+//! (issue 16; memory-core's `scope` module).
 
-use anyhow::Result;
+use std::io::Write as _;
+
+use anyhow::{Result, bail};
 use clap::Args;
 use memory_core::Scope;
 use serde_json::json;
@@ -28,4 +31,36 @@ pub(crate) fn cmd_promote(ctx: &Context, args: PromoteArgs) -> Result<()> {
         }));
     }
     print_text(&moved.text())
+}
+
+/// `pimem --scope user|team section`: the exact `memory_user` / `memory_team` section value
+/// (nothing when that scope has no index). The team section needs `--trust-project`, as pi
+/// injects it only into a project it trusts.
+pub(crate) fn cmd_scope_section(ctx: &Context, scope: Scope) -> Result<()> {
+    if scope == Scope::Team && !ctx.trusted() {
+        bail!(
+            "the team section is injected only into a trusted project: pass --trust-project to see it"
+        );
+    }
+    let sections = ctx
+        .scopes()
+        .extra_sections(&ctx.config().scopes, ctx.trusted())?;
+    let section = sections.into_iter().find(|s| s.scope == scope);
+    if ctx.json() {
+        return print_json(&match &section {
+            Some(s) => json!({
+                "name": s.name, "value": s.value, "lines": s.index.lines,
+                "bytes": s.index.bytes, "truncated": s.index.truncated,
+            }),
+            None => {
+                json!({ "name": null, "value": "", "lines": 0, "bytes": 0, "truncated": false })
+            }
+        });
+    }
+    let mut out = std::io::stdout().lock();
+    if let Some(s) = section {
+        out.write_all(s.value.as_bytes())?;
+    }
+    out.flush()?;
+    Ok(())
 }

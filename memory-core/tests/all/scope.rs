@@ -480,6 +480,13 @@ fn user_and_team_sections_have_their_own_windows_headers_and_trust_rule() {
         .index_section(30, 8192)
         .unwrap()
         .value;
-    assert_ne!(raw_line.trim_end(), sanitized, "the sanitiser changed the injected text");
-    assert!(team.ends_with(&sanitized), "the team window is sanitised like memory_index");
+    assert_ne!(
+        raw_line.trim_end(),
+        sanitized,
+        "the sanitiser changed the injected text"
+    );
+    assert!(
+        team.ends_with(&sanitized),
+        "the team window is sanitised like memory_index"
+    );
 }

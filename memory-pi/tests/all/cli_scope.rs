@@ -209,3 +209,78 @@ fn doctor_reports_a_memory_in_two_scopes_with_the_fix() {
     ok(&sb, &cwd, &["promote", "Use pnpm", "--to", "user"]);
     assert_eq!(doctor(&sb)["state"], "ok");
 }
+
+#[test]
+fn section_per_scope_the_team_one_only_with_trust_and_memory_index_unchanged() {
+    let sb = Sandbox::new();
+    let top = repo(&sb);
+    ok(
+        &sb,
+        &top,
+        &[
+            "add",
+            "--name",
+            "Test command",
+            "--content",
+            "cargo xtask ci",
+        ],
+    );
+    let before = ok(&sb, &top, &["section"]);
+    assert_eq!(
+        before,
+        "- [Test command](Test-command.md) — cargo xtask ci\n"
+    );
+    ok(
+        &sb,
+        &top,
+        &[
+            "--scope",
+            "user",
+            "add",
+            "--name",
+            "Use pnpm",
+            "--content",
+            "pnpm",
+        ],
+    );
+    ok(
+        &sb,
+        &top,
+        &[
+            "--scope",
+            "team",
+            "add",
+            "--name",
+            "Deploy",
+            "--content",
+            "make deploy",
+        ],
+    );
+    assert_eq!(
+        ok(&sb, &top, &["section"]),
+        before,
+        "memory_index is the project's alone"
+    );
+    let user = ok(&sb, &top, &["--scope", "user", "section"]);
+    assert!(user.starts_with("User memory: "), "{user}");
+    assert!(
+        user.ends_with("\n- [Use pnpm](Use-pnpm.md) — pnpm\n"),
+        "{user}"
+    );
+    let out = pimem(&sb, &top, &["--scope", "team", "section"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--trust-project"));
+    let team = ok(
+        &sb,
+        &top,
+        &["--trust-project", "--scope", "team", "section"],
+    );
+    assert!(
+        team.starts_with("Team memory: written by other contributors"),
+        "{team}"
+    );
+    assert!(
+        team.ends_with("\n- [Deploy](Deploy.md) — make deploy\n"),
+        "{team}"
+    );
+}
