@@ -30,6 +30,10 @@
 //! * **A persistent switch** ([`switch`], pi-auto-memory's `auto-memory.json`): when a host
 //!   sets [`StoreOptions::switch`], every write is refused with `Memory is off` while memory
 //!   is switched off, and no write that passed an older check lands after `off` returned.
+//! * **Scopes** ([`scope`]): the project's memory, the user's (`<memory root>/user`) and the
+//!   team's (`<repository root>/.pi/memory`) are each an ordinary store; [`Scopes`] lists and
+//!   searches across them and moves entries between them (`promote`), taking the scopes'
+//!   locks in one fixed order so opposite moves cannot deadlock.
 //! * **No model, ever**: this crate is storage. Orchestration lives in `memory-agent`.
 //!
 //! # Example
