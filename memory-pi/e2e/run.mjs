@@ -14,6 +14,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { paScenarios } from "./pa.mjs";
 import { packageScenarios } from "./packages.mjs";
+import { scopeScenarios } from "./scopes.mjs";
 import { RpcPi } from "./rpc.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -408,6 +409,9 @@ await (await import("./pisession.mjs")).run({ W, HERE, EXT, RELOAD_EXT, PI_CLI, 
 
 // ================================================================== pi-auto-memory (pa.mjs)
 await paScenarios({ W, HOME, EXT, PI_CLI, env, check, eq, pi, rpc, pimem, mark, makeAgent, requests, sectionIn, turnUserTexts, toolTexts, dirState });
+
+// ================================================================== scopes (scopes.mjs)
+await scopeScenarios({ W, check, eq, pi, rpc, pimem, mark, makeAgent, requests, sectionIn, env });
 
 // ================================================================== npm packaging (packages.mjs)
 await packageScenarios({ W, EXT, PIMEM_BIN, INSTALLED, pi, makeAgent, check, eq, requests, toolTexts, call, agent: A1, project: P1 });

@@ -105,8 +105,11 @@ pub(super) fn session_start(
     server: &Server,
     p: SessionStartParams,
 ) -> Result<SessionStartResult, RpcError> {
+    let recorded_scopes = p.recorded_scopes.clone();
     let started = session::start(&server.peer, p);
     let session = Arc::new(started.session);
+    let (scope_sections, scope_record) =
+        super::scopes::start_sections(&session, recorded_scopes.as_ref());
     let (value, record) = {
         let live = session.live.lock();
         let record = started.record.then(|| section::record(&live.section));
@@ -130,6 +133,8 @@ pub(super) fn session_start(
     Ok(SessionStartResult {
         section: value,
         record,
+        scope_sections,
+        scope_record,
         lock_timeout_ms,
         notifications: started.notifications,
         nudge,
