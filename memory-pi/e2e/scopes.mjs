@@ -38,7 +38,7 @@ export async function scopeScenarios(t) {
 			await b.prompt("hello");
 			let q = requests("SC1");
 			const first = q[0]?.body;
-			check("SC1: memory_index is sent unchanged", first && sectionIn(first) === projectOnly.replace(/\n$/, ""), first && sectionIn(first));
+			check("SC1: memory_index is sent unchanged", first && sectionIn(first) === projectOnly, first && sectionIn(first));
 			const user = first && named(first, "memory_user");
 			check("SC1: memory_user holds the user memory under its header", !!user && user.startsWith("User memory: ") && user.includes("[Package manager](Package-manager.md)"), user);
 			const team = first && named(first, "memory_team");
