@@ -411,7 +411,7 @@ await (await import("./pisession.mjs")).run({ W, HERE, EXT, RELOAD_EXT, PI_CLI, 
 await paScenarios({ W, HOME, EXT, PI_CLI, env, check, eq, pi, rpc, pimem, mark, makeAgent, requests, sectionIn, turnUserTexts, toolTexts, dirState });
 
 // ================================================================== scopes (scopes.mjs)
-await scopeScenarios({ W, check, eq, pi, rpc, pimem, mark, makeAgent, requests, sectionIn, env });
+await scopeScenarios({ W, check, eq, pi, rpc, pimem, mark, makeAgent, requests, sectionIn, env, turnUserTexts });
 
 // ================================================================== npm packaging (packages.mjs)
 await packageScenarios({ W, EXT, PIMEM_BIN, INSTALLED, pi, makeAgent, check, eq, requests, toolTexts, call, agent: A1, project: P1 });

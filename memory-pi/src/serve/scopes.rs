@@ -3,6 +3,10 @@
 //! like `memory_index` (recorded by the extension, replayed on `-c`, fork and reload, fresh on
 //! `/new`).
 //!
+//! Surfacing ranks the user's entries and, when trusted, the team's together with the
+//! project's ([`surfacing_extra`]); they reach the model as `Name (user memory)` /
+//! `Name (team memory)`.
+//!
 //! Decision: the team section needs `trusted` (pi's `ctx.isProjectTrusted()`, docs/pi-host.md
 //! §g): team memory is repository content written by others. pi 1.6.0 asks for trust only
 //! when the project has trust-requiring resources (`.pi/settings.json`, ...); a repository
@@ -12,9 +16,11 @@
 //! unlike it, switching memory off or on mid-session leaves these two sections as they were
 //! until the next session (they are read once, at the start).
 
+use std::sync::{Arc, OnceLock};
+
 use serde_json::Value;
 
-use memory_core::{Scopes, home_dir};
+use memory_core::{Scope, Scopes, StoredEntry, home_dir};
 
 use super::protocol::{ScopeSectionValue, ScopeSectionsRecord};
 use super::session::Session;
@@ -59,4 +65,44 @@ pub(super) fn start_sections(
         sections: sections.clone(),
     });
     (sections, record)
+}
+
+/// The session's user and team stores, opened at first use and kept (their listing caches
+/// stay warm across turns).
+#[derive(Debug, Default)]
+pub(super) struct ScopeStores(OnceLock<Option<Scopes>>);
+
+/// The label of user entries in surfacing (`Name (user memory)`).
+const USER_LABEL: &str = "user memory";
+/// The label of team entries in surfacing: marks them as team-provided.
+const TEAM_LABEL: &str = "team memory";
+
+/// Entries of the user scope and, when pi trusts the project, of the team scope, labelled
+/// for surfacing, which ranks them together with the project's (memory-agent's
+/// `SurfacingRequest::extra`). Unreadable scopes contribute nothing.
+pub(super) fn surfacing_extra(session: &Session) -> Vec<(String, Arc<StoredEntry>)> {
+    let Some(scopes) = session
+        .scopes
+        .0
+        .get_or_init(|| {
+            Scopes::open(&session.cfg, &session.info.cwd, None, home_dir().as_deref()).ok()
+        })
+        .as_ref()
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut take = |scope: Scope, label: &str| {
+        if let Ok(entries) = scopes.store(scope).and_then(|s| {
+            s.list()
+                .map_err(|source| memory_core::ScopeError::Store { scope, source })
+        }) {
+            out.extend(entries.into_iter().map(|e| (label.to_owned(), e)));
+        }
+    };
+    if session.info.trusted && scopes.available().contains(&Scope::Team) {
+        take(Scope::Team, TEAM_LABEL);
+    }
+    take(Scope::User, USER_LABEL);
+    out
 }
