@@ -1143,3 +1143,6 @@ mod pa;
 
 #[path = "serve_scopes.rs"]
 mod scopes;
+
+#[path = "serve_curate.rs"]
+mod curate;
