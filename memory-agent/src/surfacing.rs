@@ -73,7 +73,7 @@
 //!   reported changed when the host called [`Store::watch`] (the pi sidecar does); the index
 //!   is only re-indexed for entries whose version changed.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
@@ -114,6 +114,11 @@ pub struct SurfacingRequest<'a> {
     pub model: Option<&'a dyn Model>,
     /// Cancels the model call; a cancelled call injects nothing.
     pub cancel: CancelToken,
+    /// Entries of other memories (scopes, issue 16) ranked together with the store's:
+    /// `(label, entry)`. Inside the surfacer such an entry is known as `<label>/<file>`
+    /// (entry files are flat, so it never collides with a store file) and is shown to the
+    /// model as `<name> (<label>)`. Empty: the store alone, exactly as before.
+    pub extra: Vec<(String, Arc<StoredEntry>)>,
 }
 
 impl fmt::Debug for SurfacingRequest<'_> {
@@ -122,6 +127,7 @@ impl fmt::Debug for SurfacingRequest<'_> {
             .field("prompt", &self.prompt)
             .field("model", &self.model.map(|_| "dyn Model"))
             .field("cancel", &self.cancel)
+            .field("extra", &self.extra.len())
             .finish()
     }
 }
@@ -133,7 +139,14 @@ impl<'a> SurfacingRequest<'a> {
             prompt,
             model: None,
             cancel: CancelToken::new(),
+            extra: Vec::new(),
         }
+    }
+
+    /// Adds entries of other memories, each under its label (see [`SurfacingRequest::extra`]).
+    pub fn with_extra(mut self, extra: Vec<(String, Arc<StoredEntry>)>) -> Self {
+        self.extra = extra;
+        self
     }
 
     /// Sets the model (`None` keeps the request model-free).
@@ -220,6 +233,8 @@ pub struct Surfacer {
     opts: SurfacingOptions,
     injected: HashSet<String>,
     live: LiveIndex,
+    /// This turn's labelled files (`<label>/<file>` → label).
+    labels: HashMap<String, String>,
 }
 
 impl Default for Surfacer {
@@ -240,6 +255,7 @@ impl Surfacer {
             opts,
             injected: HashSet::new(),
             live,
+            labels: HashMap::new(),
         }
     }
 
@@ -299,7 +315,17 @@ impl Surfacer {
         if !self.opts.enabled || req.prompt.trim().is_empty() || max_files == 0 {
             return Ok(Surfaced::nothing(selector));
         }
-        self.live.sync(store.list()?);
+        let mut listing = store.list()?;
+        self.labels.clear();
+        for (label, e) in &req.extra {
+            let file = format!("{label}/{}", e.file);
+            self.labels.insert(file.clone(), label.clone());
+            listing.push(Arc::new(StoredEntry {
+                file,
+                ..StoredEntry::clone(e)
+            }));
+        }
+        self.live.sync(listing);
         // The ranker sees the text the side query shows the model (PM-61: 4000 UTF-16 units).
         let prompt = utf16_prefix(req.prompt, QUERY_MAX_CHARS);
         let mut warnings = Vec::new();
@@ -367,10 +393,18 @@ impl Surfacer {
     fn render(&mut self, files: &[String]) -> Surfaced {
         let entries: Vec<&Arc<StoredEntry>> =
             files.iter().filter_map(|f| self.live.entry(f)).collect();
+        let names: Vec<String> = entries
+            .iter()
+            .map(|e| match self.labels.get(&e.file) {
+                Some(label) => format!("{} ({label})", e.meta.name),
+                None => e.meta.name.clone(),
+            })
+            .collect();
         let blocks: Vec<SurfacedBlock<'_>> = entries
             .iter()
-            .map(|e| SurfacedBlock {
-                name: &e.meta.name,
+            .zip(&names)
+            .map(|(e, name)| SurfacedBlock {
+                name,
                 body: &e.body,
             })
             .collect();

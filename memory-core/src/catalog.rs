@@ -649,6 +649,26 @@ catalog! {
         en: "move the entries you still want into {current} (then pimem rebuild-index), or delete the old directory",
         zh: "把仍需要的条目移到 {current}（然后运行 pimem rebuild-index），或删除旧目录",
     }
+    /// No name is in two scopes (issue 16).
+    DoctorScopesDistinct => {
+        en: "no memory is in more than one scope ({scopes})",
+        zh: "没有记忆同时存在于多个范围（{scopes}）",
+    }
+    /// Names in several scopes.
+    DoctorScopeDuplicates => {
+        en: "in more than one scope (an interrupted promote, or saved twice): {list}",
+        zh: "存在于多个范围（提升被中断，或保存了两次）：{list}",
+    }
+    /// Fix for the duplicates.
+    DoctorScopeDuplicatesFix => {
+        en: "finish a move with `pimem promote <name> --to <scope>` (identical copies), or remove the copy you do not want with `pimem remove --scope <scope> <name>`",
+        zh: "用 `pimem promote <name> --to <scope>` 完成移动（副本相同时），或用 `pimem remove --scope <scope> <name>` 删除不需要的副本",
+    }
+    /// The scopes could not be read.
+    DoctorScopesUnreadable => {
+        en: "cannot read every scope: {error}",
+        zh: "无法读取所有范围：{error}",
+    }
     /// No snapshots.
     DoctorSnapshotsNone => { en: "no snapshots yet", zh: "尚无快照" }
     /// Snapshot count and size.

@@ -243,6 +243,36 @@ pub struct Config {
     pub experience: ExperienceConfig,
     /// `language`: what a person reads (`None`: the locale decides, [`ui_language`]).
     pub language: Option<Language>,
+    /// `scopes` (issue 16): the injection budgets of the user and team sections.
+    pub scopes: ScopesConfig,
+}
+
+/// `scopes.user` / `scopes.team` in `memory.json`: each scope's injection window, applied to
+/// its `MEMORY.md` exactly like `memIndexInjectMaxLines`/`memIndexInjectMaxBytes` (PM-58).
+///
+/// Decision (issue 16): smaller than the project's 50 lines / 16 KiB, since both sections
+/// ride along in every project: user 20 lines / 4096 bytes, team 30 lines / 8192 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScopesConfig {
+    /// `scopes.user.injectMaxLines` (20).
+    pub user_inject_max_lines: usize,
+    /// `scopes.user.injectMaxBytes` (4096).
+    pub user_inject_max_bytes: usize,
+    /// `scopes.team.injectMaxLines` (30).
+    pub team_inject_max_lines: usize,
+    /// `scopes.team.injectMaxBytes` (8192).
+    pub team_inject_max_bytes: usize,
+}
+
+impl Default for ScopesConfig {
+    fn default() -> Self {
+        ScopesConfig {
+            user_inject_max_lines: 20,
+            user_inject_max_bytes: 4096,
+            team_inject_max_lines: 30,
+            team_inject_max_bytes: 8192,
+        }
+    }
 }
 
 impl Default for Config {
@@ -296,6 +326,7 @@ impl Default for Config {
                 session_persistence: None,
             },
             language: None,
+            scopes: ScopesConfig::default(),
         }
     }
 }
@@ -684,6 +715,33 @@ pub fn config_from_value(value: &Value) -> (Config, Vec<String>) {
             ),
         },
         language: r.language(get("language")),
+        scopes: {
+            let scopes = r.object(get("scopes"), "scopes");
+            let user = r.object(field(scopes, "user"), "scopes.user");
+            let team = r.object(field(scopes, "team"), "scopes.team");
+            ScopesConfig {
+                user_inject_max_lines: r.count(
+                    field(user, "injectMaxLines"),
+                    "scopes.user.injectMaxLines",
+                    d.scopes.user_inject_max_lines,
+                ),
+                user_inject_max_bytes: r.count(
+                    field(user, "injectMaxBytes"),
+                    "scopes.user.injectMaxBytes",
+                    d.scopes.user_inject_max_bytes,
+                ),
+                team_inject_max_lines: r.count(
+                    field(team, "injectMaxLines"),
+                    "scopes.team.injectMaxLines",
+                    d.scopes.team_inject_max_lines,
+                ),
+                team_inject_max_bytes: r.count(
+                    field(team, "injectMaxBytes"),
+                    "scopes.team.injectMaxBytes",
+                    d.scopes.team_inject_max_bytes,
+                ),
+            }
+        },
     };
     (config, r.problems)
 }
@@ -846,6 +904,25 @@ mod tests {
         std::fs::write(dir.join(CONFIG_FILE), text).unwrap();
     }
 
+    #[test]
+    fn scope_budgets_are_read_from_memory_json_leniently() {
+        let (cfg, problems) = config_from_value(&serde_json::json!({
+            "scopes": {"user": {"injectMaxLines": 3, "injectMaxBytes": 100}, "team": {"injectMaxLines": "x"}}
+        }));
+        assert_eq!(cfg.scopes.user_inject_max_lines, 3);
+        assert_eq!(cfg.scopes.user_inject_max_bytes, 100);
+        assert_eq!(
+            cfg.scopes.team_inject_max_lines, 30,
+            "a wrong value keeps the default"
+        );
+        assert_eq!(cfg.scopes.team_inject_max_bytes, 8192);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].contains("scopes.team.injectMaxLines"),
+            "{problems:?}"
+        );
+    }
+
     /// PM-72: every default of pi-memory 2.5's `memory.json`, written out as the spec states
     /// it (the constants in memory-index are not used here on purpose: this table is the
     /// contract they must meet).
@@ -868,8 +945,19 @@ mod tests {
             extract_memories,
             experience,
             language,
+            scopes,
         } = cfg.clone();
         assert_eq!(language, None, "not a pi-memory key: the locale decides");
+        // Beyond pi-memory (issue 16): the user and team sections' windows.
+        assert_eq!(
+            scopes,
+            ScopesConfig {
+                user_inject_max_lines: 20,
+                user_inject_max_bytes: 4096,
+                team_inject_max_lines: 30,
+                team_inject_max_bytes: 8192,
+            }
+        );
         assert_eq!(memory_dir, "~/.pi/memory");
         assert_eq!(mem_index_max_lines, 200);
         assert_eq!(mem_index_max_bytes, 25600);

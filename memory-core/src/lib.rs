@@ -32,6 +32,10 @@
 //!   is switched off, and no write that passed an older check lands after `off` returned.
 //! * **One message catalog** ([`catalog`], PA-03): what a person reads exists in English and
 //!   Simplified Chinese under one typed key; what the model reads is never translated.
+//! * **Scopes** ([`scope`]): the project's memory, the user's (`<memory root>/user`) and the
+//!   team's (`<repository root>/.pi/memory`) are each an ordinary store; [`Scopes`] lists and
+//!   searches across them and moves entries between them (`promote`), taking the scopes'
+//!   locks in one fixed order so opposite moves cannot deadlock.
 //! * **No model, ever**: this crate is storage. Orchestration lives in `memory-agent`.
 //!
 //! # Example
@@ -69,6 +73,7 @@ pub mod config;
 mod error;
 pub mod messages;
 mod open;
+pub mod scope;
 pub mod secrets;
 mod status;
 mod store;
@@ -77,14 +82,15 @@ pub mod tool;
 
 pub use clock::Clock;
 pub use config::{
-    Config, ConfigProblem, Language, LoadedConfig, Selector, SessionPersistence, Task, load_config,
-    ui_language,
+    Config, ConfigProblem, Language, LoadedConfig, ScopesConfig, Selector, SessionPersistence,
+    Task, load_config, ui_language,
 };
 pub use error::StoreError;
 pub use open::{
     OpenError, Project, RootProblem, check_dir_usable, default_agent_dir, expand_dir, home_dir,
     open_project,
 };
+pub use scope::{Scope, ScopeError, ScopedEntry, Scopes};
 pub use status::{ModuleState, Modules, misconfigured_block, misconfigured_block_in, status_block};
 pub use store::types::{
     AddRequest, DreamMeta, IndexSection, Notice, ParseVersionError, RebuildOutcome, RemoveOutcome,

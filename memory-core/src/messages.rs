@@ -718,4 +718,20 @@ pub mod doctor {
     pub fn snapshots_fix(l: Language) -> String {
         t(l, Text::DoctorSnapshotsFix, &[])
     }
+    /// No name is in two scopes (issue 16); `scopes`: the scopes that exist here.
+    pub fn scopes_distinct(l: Language, scopes: &str) -> String {
+        t(l, Text::DoctorScopesDistinct, &[("scopes", &scopes)])
+    }
+    /// Names in several scopes: `Name (project, user; identical)`, ….
+    pub fn scope_duplicates(l: Language, list: &str) -> String {
+        t(l, Text::DoctorScopeDuplicates, &[("list", &list)])
+    }
+    /// Fix for [`scope_duplicates`].
+    pub fn scope_duplicates_fix(l: Language) -> String {
+        t(l, Text::DoctorScopeDuplicatesFix, &[])
+    }
+    /// The scopes could not be read.
+    pub fn scopes_unreadable(l: Language, error: &dyn Display) -> String {
+        t(l, Text::DoctorScopesUnreadable, &[("error", error)])
+    }
 }

@@ -75,6 +75,7 @@ mod native;
 mod nodepath;
 mod project;
 mod remote;
+mod scope_dirs;
 
 use std::path::PathBuf;
 
@@ -87,6 +88,7 @@ pub use name::{KEPT_BYTES, MAX_NAME_BYTES, dir_name, is_reserved_windows_name, w
 pub use nodepath::expand_memory_dir;
 pub use project::{ProjectDir, is_strictly_inside, project_dir, resolve};
 pub use remote::normalize_remote_url;
+pub use scope_dirs::{TEAM_DIR, USER_DIR_NAME, repository_root, team_dir, user_dir};
 
 /// Which platform's naming and path rules apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { paScenarios } from "./pa.mjs";
 import { zhScenarios } from "./zh.mjs";
 import { packageScenarios } from "./packages.mjs";
+import { scopeScenarios } from "./scopes.mjs";
 import { RpcPi } from "./rpc.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -412,6 +413,9 @@ await paScenarios({ W, HOME, EXT, PI_CLI, env, check, eq, pi, rpc, pimem, mark, 
 
 // ================================================================== Chinese UI (zh.mjs)
 await zhScenarios({ W, EXT, PI_CLI, env, check, eq, pi, pimem, makeAgent, requests, toolTexts });
+
+// ================================================================== scopes (scopes.mjs)
+await scopeScenarios({ W, check, eq, pi, rpc, pimem, mark, makeAgent, requests, sectionIn, env, turnUserTexts });
 
 // ================================================================== curating memory (curate.mjs, issue 12)
 await (await import("./curate.mjs")).curateScenarios({ W, EXT, PI_CLI, env, check, pi, rpc, pimem, makeAgent }).catch((e) => check("CU: the curation scenarios ran", false, e.stack));

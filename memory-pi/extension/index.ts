@@ -87,6 +87,8 @@ mark("module");
 const PROTOCOL = 1;
 const SECTION = "memory_index";
 const RECORD_TYPE = "pimem-memory-index";
+/** The custom entry recording the frozen user and team sections (issue 16). */
+const SCOPE_RECORD_TYPE = "pimem-scope-sections";
 const BIN_NAME = process.platform === "win32" ? "pimem.exe" : "pimem";
 /** pi's built-in file tools that `files/guard` checks. */
 const GUARDED_TOOLS = new Set(["read", "write", "edit", "grep", "find", "ls"]);
@@ -538,6 +540,12 @@ export default function pimem(pi: ExtensionAPI) {
 	let inert: string | undefined;
 	/** The frozen memory_index value, set on every run. */
 	let section = "";
+	/** The frozen memory_user / memory_team sections (issue 16), by name; set on every run. */
+	let scopeSections: Record<string, string> = {};
+	const setSections = (sections: Record<string, string>) => {
+		sections[SECTION] = section;
+		for (const [name, value] of Object.entries(scopeSections)) sections[name] = value;
+	};
 	let batch: AgentMessage[] = [];
 	const forwardTimes = new ForwardTimes();
 	/** Forwards one run event to the run log; never waits (PX-05: recording never delays a turn). */
@@ -952,6 +960,7 @@ export default function pimem(pi: ExtensionAPI) {
 
 	pi.on("session_start", async (event, ctx) => {
 		mark("session_start");
+		scopeSections = {};
 		host = { hasUI: ctx.hasUI, ui: ctx.ui, registry: ctx.modelRegistry };
 		const found = binary;
 		if (!found.path) {
@@ -968,9 +977,11 @@ export default function pimem(pi: ExtensionAPI) {
 		const s = pre?.s ?? new Sidecar(found.path, found.pkg, ctx.cwd, serveRequest, onNotification, onDeath);
 		s.attach(onDeath);
 		let recorded: unknown = null;
+		let recordedScopes: unknown = null;
 		const sectionPatches: unknown[] = [];
 		for (const e of ctx.sessionManager.getBranch()) {
 			if (e.type === "custom" && e.customType === RECORD_TYPE) recorded = e.data ?? null;
+			else if (e.type === "custom" && e.customType === SCOPE_RECORD_TYPE) recordedScopes = e.data ?? null;
 			else if (e.type === "message" && e.message?.role === "system" && e.message.sections) sectionPatches.push(e.message.sections);
 			else if (e.type === "compaction" && e.systemMessage?.sections) sectionPatches.push(e.systemMessage.sections);
 		}
@@ -994,6 +1005,7 @@ export default function pimem(pi: ExtensionAPI) {
 				child,
 				recorded,
 				sectionPatches,
+				recordedScopes,
 			},
 			30_000,
 		);
@@ -1016,6 +1028,8 @@ export default function pimem(pi: ExtensionAPI) {
 					mark("ready");
 					section = r.section;
 					if (r.record) pi.appendEntry(RECORD_TYPE, r.record);
+					scopeSections = Object.fromEntries(r.scopeSections.map((x) => [x.name, x.value]));
+					if (r.scopeRecord) pi.appendEntry(SCOPE_RECORD_TYPE, r.scopeRecord);
 					for (const n of r.notifications) notify(n.message, n.level);
 					const nudge = r.nudge;
 					if (nudge && hasUI) {
@@ -1037,10 +1051,10 @@ export default function pimem(pi: ExtensionAPI) {
 	pi.on("before_agent_start", async (event, _ctx) => {
 		// Set before anything can fail: pi diffs sections, an omitted key would delete it.
 		mark("before_agent_start");
-		event.systemPromptOptions.sections[SECTION] = section;
+		setSections(event.systemPromptOptions.sections);
 		await ready;
 		mark("before_agent_start:ready");
-		event.systemPromptOptions.sections[SECTION] = section;
+		setSections(event.systemPromptOptions.sections);
 		if (!sidecar) return;
 		try {
 			const r = await sidecar.call(

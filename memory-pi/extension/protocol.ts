@@ -111,6 +111,8 @@ export type SessionStartParams = {
 	recorded: unknown,
 	/** The `sections` objects of the branch's system messages and compaction checkpoints, in branch order. */
 	sectionPatches: Array<unknown>,
+	/** The `data` of the last custom entry of type `pimem-scope-sections` on the branch (a `ScopeSectionsRecord`), or `null`. */
+	recordedScopes: unknown,
 };
 
 /** The answer to `session/start`. */
@@ -119,6 +121,10 @@ export type SessionStartResult = {
 	section: string,
 	/** Non-null when the section was computed fresh: the extension records it. */
 	record: SectionRecord | null,
+	/** The frozen user and team sections (issue 16): set on every `before_agent_start` beside `memory_index`; the team one only when pi trusts the project. */
+	scopeSections: Array<ScopeSectionValue>,
+	/** Non-null when the scope sections were computed fresh: the extension records it as a custom entry of type `pimem-scope-sections`. */
+	scopeRecord: ScopeSectionsRecord | null,
 	/** `lock.timeoutMs`: how long `session/shutdown` may wait. */
 	lockTimeoutMs: number,
 	/** Messages for the user (shown when pi has a UI). */
@@ -145,6 +151,20 @@ export type Notification = {
 
 /** How a message to the user is shown. */
 export type Level = "info" | "warning" | "error";
+
+/** One frozen section beyond `memory_index` (issue 16): `memory_user` or `memory_team`. */
+export type ScopeSectionValue = {
+	/** The section name in `systemPromptOptions.sections`. */
+	name: string,
+	/** Its value (header line, then the scope's sanitised window). */
+	value: string,
+};
+
+/** What the extension records with `pi.appendEntry("pimem-scope-sections", record)` and sends back as `recordedScopes`: the user and team sections of the session, frozen like `memory_index`. */
+export type ScopeSectionsRecord = {
+	/** The sections, team first (may be empty). */
+	sections: Array<ScopeSectionValue>,
+};
 
 /** The frozen `memory_index` section as the extension records it (`pi.appendEntry(recordType, record)`): the value plus its window numbers, so `/memory`'s `Inject:` line stays exact. */
 export type SectionRecord = {

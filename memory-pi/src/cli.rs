@@ -10,11 +10,11 @@ use std::sync::Arc;
 use anyhow::{Context as _, Result, anyhow, bail};
 use clap::Args;
 use memory_agent::pi::sessions::{ProjectSessions, SessionSearchOptions};
-use memory_core::tool::{SessionSearch, VersionBook, list_text, search_text};
+use memory_core::tool::{SessionSearch, VersionBook};
 use memory_core::{
-    AddRequest, Config, EntryType, LoadedConfig, LockState, Modules, Notice, Project,
-    ReplaceRequest, StoredEntry, Version, WriteOutcome, default_agent_dir, home_dir, load_config,
-    open_project, status_block,
+    AddRequest, Config, EntryType, LoadedConfig, LockState, Modules, Notice, ReplaceRequest,
+    StoredEntry, Version, WriteOutcome, default_agent_dir, home_dir, load_config, open_project,
+    status_block,
 };
 use serde_json::{Value, json};
 
@@ -30,6 +30,9 @@ pub(crate) struct GlobalOptions {
     pub trust_project: bool,
     /// `--json`.
     pub json: bool,
+    /// `--scope` (issue 16): the scope single-entry commands act on; `None`: project, and
+    /// `list`/`search` span every scope.
+    pub scope: Option<memory_core::Scope>,
 }
 
 /// `--cwd` made absolute (the process's directory when absent).
@@ -49,7 +52,9 @@ pub(crate) struct Context {
     cwd: PathBuf,
     agent_dir: Option<PathBuf>,
     config: Config,
-    project: Project,
+    scopes: memory_core::Scopes,
+    scope: Option<memory_core::Scope>,
+    trusted: bool,
     json: bool,
 }
 
@@ -89,18 +94,36 @@ impl Context {
             )),
             None => project,
         };
+        let scopes = memory_core::Scopes::from_project(project, &cwd)
+            .with_context(|| format!("cannot determine the memory scopes of {}", cwd.display()))?;
+        if let Some(scope) = opts.scope {
+            scopes.store(scope)?;
+        }
         Ok(Context {
             cwd,
             agent_dir,
             config,
-            project,
+            scopes,
+            scope: opts.scope,
+            trusted: opts.trust_project,
             json: opts.json,
         })
     }
 
-    /// The project's store.
+    /// The store of `--scope` (the project's by default).
     pub(crate) fn store(&self) -> &memory_core::Store {
-        &self.project.store
+        match self.scope {
+            Some(scope) => self
+                .scopes
+                .store(scope)
+                .unwrap_or(&self.scopes.project().store),
+            None => &self.scopes.project().store,
+        }
+    }
+
+    /// Every scope of the working directory (issue 16).
+    pub(crate) fn scopes(&self) -> &memory_core::Scopes {
+        &self.scopes
     }
 
     /// The effective configuration.
@@ -116,6 +139,11 @@ impl Context {
     /// The absolute working directory.
     pub(crate) fn cwd(&self) -> &Path {
         &self.cwd
+    }
+
+    /// Whether `--trust-project` was given (the team section is injected only then).
+    pub(crate) fn trusted(&self) -> bool {
+        self.trusted
     }
 
     /// Whether `--json` was given.
@@ -283,16 +311,36 @@ fn entry_json(e: &StoredEntry) -> Value {
     })
 }
 
+/// Entries of one scope, labelled.
+fn scoped(
+    scope: memory_core::Scope,
+    entries: Vec<Arc<StoredEntry>>,
+) -> Vec<memory_core::ScopedEntry> {
+    entries
+        .into_iter()
+        .map(|entry| memory_core::ScopedEntry { scope, entry })
+        .collect()
+}
+
+/// [`entry_json`] plus `"scope"`.
+fn scoped_json(e: &memory_core::ScopedEntry) -> Value {
+    let mut v = entry_json(&e.entry);
+    if let Value::Object(map) = &mut v {
+        map.insert("scope".into(), Value::from(e.scope.as_str()));
+    }
+    v
+}
+
 /// `pimem dir`.
 pub(crate) fn cmd_dir(ctx: &Context) -> Result<()> {
-    let dir = &ctx.project.dir;
+    let dir = &ctx.scopes.project().dir;
     if ctx.json {
         return print_json(&json!({
             "path": dir.path,
             "kind": dir.kind.as_str(),
             "key": dir.key,
             "name": dir.name,
-            "memoryRoot": ctx.project.memory_root,
+            "memoryRoot": ctx.scopes.project().memory_root,
         }));
     }
     print_path(&dir.path)
@@ -418,13 +466,17 @@ pub(crate) fn cmd_remove(ctx: &Context, args: RemoveArgs) -> Result<()> {
 
 /// `pimem list`.
 pub(crate) fn cmd_list(ctx: &Context) -> Result<()> {
-    let entries = ctx.store().list()?;
+    let entries = match ctx.scope {
+        Some(scope) => scoped(scope, ctx.store().list()?),
+        None => ctx.scopes.list()?,
+    };
     if ctx.json {
-        return print_json(&Value::Array(
-            entries.iter().map(|e| entry_json(e)).collect(),
-        ));
+        return print_json(&Value::Array(entries.iter().map(scoped_json).collect()));
     }
-    print_text(&list_text(&entries, &mut VersionBook::default()))
+    print_text(&memory_core::scope::list_text(
+        &entries,
+        &mut VersionBook::default(),
+    ))
 }
 
 /// `pimem search`.
@@ -447,11 +499,17 @@ pub(crate) fn cmd_search(ctx: &Context, args: SearchArgs) -> Result<()> {
             .map_err(|e| anyhow!(e))?;
         return print_text(&text);
     }
-    let hits: Vec<Arc<StoredEntry>> = ctx.store().search(&args.query)?;
+    let hits = match ctx.scope {
+        Some(scope) => scoped(scope, ctx.store().search(&args.query)?),
+        None => ctx.scopes.search(&args.query)?,
+    };
     if ctx.json {
-        return print_json(&Value::Array(hits.iter().map(|e| entry_json(e)).collect()));
+        return print_json(&Value::Array(hits.iter().map(scoped_json).collect()));
     }
-    print_text(&search_text(&hits, &mut VersionBook::default()))
+    print_text(&memory_core::scope::search_text(
+        &hits,
+        &mut VersionBook::default(),
+    ))
 }
 
 /// `pimem show`.
@@ -543,6 +601,9 @@ pub(crate) fn cmd_unlock(ctx: &Context, args: UnlockArgs) -> Result<()> {
 
 /// `pimem section`: the exact section value, byte for byte (no newline added).
 pub(crate) fn cmd_section(ctx: &Context) -> Result<()> {
+    if let Some(scope @ (memory_core::Scope::User | memory_core::Scope::Team)) = ctx.scope {
+        return crate::cli_scope::cmd_scope_section(ctx, scope);
+    }
     let cfg = &ctx.config;
     let section = ctx.store().index_section(
         cfg.mem_index_inject_max_lines,

@@ -23,6 +23,7 @@
 //! | `protocol` | extension ↔ binary protocol and versions (`unchecked` in the CLI) |
 //! | `layout.legacy` | a pre-2.5 Windows nested layout, or orphaned directories (renamed remote, remote added later) |
 //! | `snapshots` | number and size of `.backups/` snapshots |
+//! | `scope.duplicates` | a memory name in more than one scope (project, team, user; issue 16) |
 //!
 //! Decision: 90 % means "at or above 90 %" (VECTORS §Z 15 settles it the same way for
 //! pi-auto-memory's index warning); exactly at a limit is a warning, not "over".
@@ -245,6 +246,9 @@ pub fn run(input: &Input) -> Report {
     if let Some(project) = &project {
         checks.push(layout_check(input, project, l));
         checks.push(snapshot_check(project, &config, l));
+    }
+    if let Some(project) = project {
+        checks.push(scope_duplicates_check(project, &input.cwd, l));
     }
     Report {
         checks,
@@ -756,6 +760,35 @@ fn repo_root(cwd: &Path) -> Option<PathBuf> {
     cwd.ancestors()
         .find(|d| d.join(".git").exists())
         .map(Path::to_path_buf)
+}
+
+/// A name in several scopes: what a promote interrupted between its two steps leaves.
+fn scope_duplicates_check(project: Project, cwd: &Path, l: Language) -> Check {
+    const ID: &str = "scope.duplicates";
+    let scopes = match memory_core::Scopes::from_project(project, cwd) {
+        Ok(s) => s,
+        Err(e) => return Check::new(ID, State::Unchecked, msg::scopes_unreadable(l, &e)),
+    };
+    match scopes.duplicates() {
+        Err(e) => Check::new(ID, State::Warning, msg::scopes_unreadable(l, &e)),
+        Ok(dups) if dups.is_empty() => {
+            let names: Vec<&str> = scopes.available().iter().map(|s| s.as_str()).collect();
+            Check::new(ID, State::Ok, msg::scopes_distinct(l, &names.join(", ")))
+        }
+        Ok(dups) => {
+            let list = dups
+                .iter()
+                .map(|d| {
+                    let scopes: Vec<&str> = d.scopes.iter().map(|s| s.as_str()).collect();
+                    let same = if d.identical { "; identical" } else { "" };
+                    format!("{} ({}{same})", d.name, scopes.join(", "))
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            Check::new(ID, State::Warning, msg::scope_duplicates(l, &list))
+                .fix(msg::scope_duplicates_fix(l))
+        }
+    }
 }
 
 fn snapshot_check(project: &Project, cfg: &Config, l: Language) -> Check {

@@ -14,6 +14,7 @@ mod cli;
 mod cli_admin;
 mod cli_experience;
 mod cli_io;
+mod cli_scope;
 mod cli_sessions;
 mod cli_tasks;
 
@@ -55,6 +56,12 @@ struct Cli {
     #[arg(long, global = true)]
     json: bool,
 
+    /// Which memory to act on: project (this project, the default), user (every project of
+    /// yours, `<memoryDir>/user`) or team (`<repository root>/.pi/memory`, committed with the
+    /// code). `list` and `search` span every scope unless it is given.
+    #[arg(long, global = true, value_name = "SCOPE")]
+    scope: Option<memory_core::Scope>,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -80,6 +87,8 @@ enum Command {
     Show(cli::ShowArgs),
     /// Rename a memory: new file name, index line kept in place.
     Rename(cli::RenameArgs),
+    /// Move a memory to another scope (written there before it is removed here).
+    Promote(cli_scope::PromoteArgs),
     /// Rebuild MEMORY.md from the entry files (keeps a hand-written header).
     RebuildIndex,
     /// Remove a left-behind .lock file.
@@ -147,12 +156,17 @@ fn run(cli: Cli) -> Result<()> {
         Command::Serve => return serve::run(),
         Command::ToolSchema => return serve::print_tool_schema(),
         Command::Mcp(args) => {
+            // Decision (issue 16): the MCP server serves the project scope only, for now.
+            if cli.scope.is_some() {
+                anyhow::bail!("--scope is not supported by pimem mcp: it serves the project scope");
+            }
             let global = cli::GlobalOptions {
                 cwd: cli.cwd,
                 memory_dir: cli.memory_dir,
                 agent_dir: cli.agent_dir,
                 trust_project: cli.trust_project,
                 json: cli.json,
+                scope: None,
             };
             return cli_io::cmd_mcp(global, args);
         }
@@ -183,6 +197,7 @@ fn run(cli: Cli) -> Result<()> {
         agent_dir: cli.agent_dir,
         trust_project: cli.trust_project,
         json: cli.json,
+        scope: cli.scope,
     };
     // The switch and the doctor work without an opened project.
     match cli.command {
@@ -202,6 +217,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Search(args) => cli::cmd_search(&ctx, args),
         Command::Show(args) => cli::cmd_show(&ctx, args),
         Command::Rename(args) => cli::cmd_rename(&ctx, args),
+        Command::Promote(args) => cli_scope::cmd_promote(&ctx, args),
         Command::RebuildIndex => cli::cmd_rebuild_index(&ctx),
         Command::Unlock(args) => cli::cmd_unlock(&ctx, args),
         Command::Section => cli::cmd_section(&ctx),

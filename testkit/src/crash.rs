@@ -87,6 +87,21 @@ pub fn rounds(
     }
 }
 
+/// Runs the test `child` of this binary once on `dir` (seed 0) and waits for it to end by
+/// itself: for a child that kills itself at a failpoint (`std::process::abort()` between two
+/// steps) instead of being killed at a random moment. Returns how it ended.
+pub fn run_child(child: &str, dir: &Utf8Path) -> std::process::ExitStatus {
+    let exe = std::env::current_exe().unwrap();
+    Command::new(&exe)
+        .args([child, "--exact", "--nocapture", "--test-threads=1"])
+        .env(DIR_ENV, dir)
+        .env(SEED_ENV, "0")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap()
+}
+
 /// Every `*.md` entry file of `dir` (not `MEMORY.md`, not dot files) parses: atomic
 /// replacement left it old or new, never torn.
 pub fn assert_no_torn_entries(dir: &Utf8Path, round: usize) {

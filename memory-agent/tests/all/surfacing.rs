@@ -727,3 +727,54 @@ proptest! {
         }
     }
 }
+
+/// Issue 16: entries of other scopes rank together with the store's, never collide with a
+/// store file of the same name, and reach the model labelled; without them nothing changes.
+#[test]
+fn extra_scope_entries_rank_with_the_store_labelled_and_apart_from_same_named_files() {
+    let sb = Sandbox::new();
+    let project = store(&sb);
+    add(
+        &project,
+        "Package manager",
+        "This project builds with cargo only.",
+    );
+    let user = Store::new(sb.path("user"), StoreOptions::default());
+    add(
+        &user,
+        "Package manager",
+        "Use pnpm for JavaScript, never npm. QUOKKA",
+    );
+    let extra: Vec<_> = user
+        .list()
+        .unwrap()
+        .into_iter()
+        .map(|e| ("user memory".to_owned(), e))
+        .collect();
+
+    let plain = surfacer(Selector::Lexical)
+        .surface(&project, "which package manager, pnpm or npm?")
+        .unwrap();
+    assert!(!plain.message.contains("QUOKKA"), "{}", plain.message);
+
+    let mut s = surfacer(Selector::Lexical);
+    let req =
+        SurfacingRequest::new("which package manager, pnpm or npm?").with_extra(extra.clone());
+    let both = s.surface(&project, req).unwrap();
+    assert!(
+        both.message.contains("Package manager (user memory)"),
+        "{}",
+        both.message
+    );
+    assert!(both.message.contains("QUOKKA"), "{}", both.message);
+    assert!(s.is_injected("user memory/Package-manager.md"));
+    // The project's same-named file is its own candidate, under its own name.
+    assert!(s.is_injected("Package-manager.md"));
+    assert!(both.message.contains("cargo only"), "{}", both.message);
+    assert_eq!(
+        both.message.matches("Package manager").count(),
+        2,
+        "{}",
+        both.message
+    );
+}

@@ -9,6 +9,7 @@ mod concurrency;
 mod crash;
 mod hostile;
 mod mixed_concurrency;
+mod scope;
 mod secrets_corpus;
 mod store;
 mod switch;

@@ -45,7 +45,8 @@ pub(super) fn surface(server: &Server, session: &Session, prompt: &str) -> Optio
     let model = model_for(server, session, Task::AutoSurfacing);
     let req = SurfacingRequest::new(prompt)
         .with_model(model.as_ref().map(|m| m as &dyn Model))
-        .with_cancel(server.tasks.token());
+        .with_cancel(server.tasks.token())
+        .with_extra(super::scopes::surfacing_extra(session));
     if model.is_some() {
         server.status(session, "surfacing", Some("Searching relevant memories…"));
     }

@@ -106,8 +106,11 @@ pub(super) fn session_start(
     p: SessionStartParams,
 ) -> Result<SessionStartResult, RpcError> {
     super::curate::invalidate(); // views of the previous session can no longer write (PA-46)
+    let recorded_scopes = p.recorded_scopes.clone();
     let started = session::start(&server.peer, p);
     let session = Arc::new(started.session);
+    let (scope_sections, scope_record) =
+        super::scopes::start_sections(&session, recorded_scopes.as_ref());
     let (value, record) = {
         let live = session.live.lock();
         let record = started.record.then(|| section::record(&live.section));
@@ -131,6 +134,8 @@ pub(super) fn session_start(
     Ok(SessionStartResult {
         section: value,
         record,
+        scope_sections,
+        scope_record,
         lock_timeout_ms,
         notifications: started.notifications,
         nudge,

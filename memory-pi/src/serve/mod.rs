@@ -155,6 +155,7 @@ mod index;
 mod pimodel;
 pub mod protocol;
 mod rpc;
+mod scopes;
 mod section;
 mod session;
 mod sessions;

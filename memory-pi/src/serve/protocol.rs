@@ -228,6 +228,26 @@ pub struct ToolRegistration {
     pub parameters: Value,
 }
 
+/// One frozen section beyond `memory_index` (issue 16): `memory_user` or `memory_team`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct ScopeSectionValue {
+    /// The section name in `systemPromptOptions.sections`.
+    pub name: String,
+    /// Its value (header line, then the scope's sanitised window).
+    pub value: String,
+}
+
+/// What the extension records with `pi.appendEntry("pimem-scope-sections", record)` and sends
+/// back as `recordedScopes`: the user and team sections of the session, frozen like
+/// `memory_index`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct ScopeSectionsRecord {
+    /// The sections, team first (may be empty).
+    pub sections: Vec<ScopeSectionValue>,
+}
+
 /// The frozen `memory_index` section as the extension records it (`pi.appendEntry(recordType,
 /// record)`): the value plus its window numbers, so `/memory`'s `Inject:` line stays exact.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -337,6 +357,11 @@ pub struct SessionStartParams {
     #[serde(default, deserialize_with = "nullable")]
     #[cfg_attr(test, ts(type = "Array<unknown>"))]
     pub section_patches: Vec<Value>,
+    /// The `data` of the last custom entry of type `pimem-scope-sections` on the branch (a
+    /// `ScopeSectionsRecord`), or `null`.
+    #[serde(default)]
+    #[cfg_attr(test, ts(type = "unknown"))]
+    pub recorded_scopes: Option<Value>,
 }
 
 /// The answer to `session/start`.
@@ -348,6 +373,12 @@ pub struct SessionStartResult {
     pub section: String,
     /// Non-null when the section was computed fresh: the extension records it.
     pub record: Option<SectionRecord>,
+    /// The frozen user and team sections (issue 16): set on every `before_agent_start`
+    /// beside `memory_index`; the team one only when pi trusts the project.
+    pub scope_sections: Vec<ScopeSectionValue>,
+    /// Non-null when the scope sections were computed fresh: the extension records it as a
+    /// custom entry of type `pimem-scope-sections`.
+    pub scope_record: Option<ScopeSectionsRecord>,
     /// `lock.timeoutMs`: how long `session/shutdown` may wait.
     pub lock_timeout_ms: u64,
     /// Messages for the user (shown when pi has a UI).

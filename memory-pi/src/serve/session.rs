@@ -108,6 +108,8 @@ pub struct Session {
     pub(super) usage: Mutex<super::usage::Usage>,
     /// Set while the warm-up loads the index: the first surfacing waits for it.
     pub(super) warming: super::index::Warming,
+    /// The user and team stores (issue 16), for surfacing.
+    pub(super) scopes: super::scopes::ScopeStores,
 }
 
 /// What `session/start` answers, besides the session itself.
@@ -296,6 +298,7 @@ pub(super) fn start(peer: &Peer, p: SessionStartParams) -> Started {
             surfacer: Mutex::new(surfacer),
             versions: Mutex::new(VersionBook::default()),
             warming: super::index::Warming::default(),
+            scopes: super::scopes::ScopeStores::default(),
         },
         record,
         notifications,

@@ -6,6 +6,7 @@
 
 mod cli;
 mod cli_install;
+mod cli_scope;
 mod cli_sessions;
 mod cli_tasks;
 mod cli_zh;

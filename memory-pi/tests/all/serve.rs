@@ -1141,5 +1141,8 @@ mod experience;
 #[path = "serve_pa.rs"]
 mod pa;
 
+#[path = "serve_scopes.rs"]
+mod scopes;
+
 #[path = "serve_curate.rs"]
 mod curate;
