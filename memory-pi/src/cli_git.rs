@@ -22,8 +22,9 @@ pub(crate) struct MergeIndexArgs {
 /// `pimem git ...`.
 #[derive(Subcommand)]
 pub(crate) enum GitCommand {
-    /// Register the MEMORY.md merge driver in this repository's .git/config and add the
-    /// .gitattributes line for the team memory index (`.pi/memory/**/MEMORY.md`). Idempotent.
+    /// Register the MEMORY.md merge driver in this repository's .git/config, add the
+    /// .gitattributes line for the team memory index (`.pi/memory/**/MEMORY.md`) and, when
+    /// missing, `.pi/memory/.gitignore` (locks, snapshots, caches stay local). Idempotent.
     Setup(SetupArgs),
 }
 
@@ -88,7 +89,7 @@ pub(crate) fn cmd_git(cwd: &std::path::Path, cmd: GitCommand) -> Result<()> {
     } else {
         args.patterns.iter().map(String::as_str).collect()
     };
-    let out = gitmem::setup(cwd, &program, &patterns)?;
+    let (out, ignore) = gitmem::setup_team(cwd, &program, &patterns)?;
     println!(
         "merge driver {}: {} ({})",
         gitmem::DRIVER,
@@ -105,6 +106,12 @@ pub(crate) fn cmd_git(cwd: &std::path::Path, cmd: GitCommand) -> Result<()> {
         for line in &out.attributes_added {
             println!(".gitattributes: added `{line}` (commit it so every clone uses it)");
         }
+    }
+    if let Some(path) = ignore {
+        println!(
+            "{}: written (only entries and indexes are committed)",
+            path.display()
+        );
     }
     Ok(())
 }

@@ -46,14 +46,15 @@ pub const TEAM_PATTERN: &str = ".pi/memory/**/MEMORY.md";
 /// The `.gitattributes` pattern of a memory root under `pimem sync` (every directory's index).
 pub const SYNC_PATTERN: &str = "MEMORY.md";
 
-/// The `.gitignore` `pimem sync` writes at the top of the memory root: only Markdown files
-/// (entries and indexes) outside hidden directories, plus these two files, are committed.
+/// The `.gitignore` `pimem sync` writes at the top of the memory root, and `pimem git setup`
+/// in the team directory when it has none: only Markdown files (entries and indexes) outside
+/// hidden directories, plus `.gitignore` and `.gitattributes`, are committed.
 ///
 // Decision: a whitelist, not a list of exclusions. What stays on the machine: `.lock`, temp
 // files, `.backups/` snapshots (hard links of earlier versions, per machine), the caches
 // (`.pimem/`), the run log (`.experience/`, SQLite), `.dream-meta.json`, and anything a future
 // version adds as a hidden file, without a change here.
-pub const SYNC_GITIGNORE: &str = "# Written by `pimem sync`: only memory entries and indexes are committed.\n\
+pub const MEMORY_GITIGNORE: &str = "# Written by pimem: only memory entries and indexes are committed (locks, snapshots and caches stay on this machine).\n\
 *\n\
 !*/\n\
 !*.md\n\
@@ -189,16 +190,15 @@ pub fn merge_driver(
     theirs: &Path,
 ) -> Result<Vec<IndexConflict>, GitError> {
     let merged = merge_index(&read_text(base)?, &read_text(ours)?, &read_text(theirs)?);
-    let target = Utf8PathBuf::from_path_buf(ours.to_path_buf()).map_err(|p| GitError::Io {
-        action: "writing",
-        path: p,
-        source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "path is not UTF-8"),
-    })?;
-    write_private_file(&target, merged.text.as_bytes()).map_err(|e| GitError::Io {
-        action: "writing",
-        path: ours.to_path_buf(),
-        source: std::io::Error::other(e.to_string()),
-    })?;
+    // Git passes `%A` relative to the work tree's top (`.merge_file_XXXXXX`).
+    let ours = if ours.is_absolute() {
+        ours.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map_err(io("resolving", ours))?
+            .join(ours)
+    };
+    write_file(&ours, &merged.text)?;
     Ok(merged.conflicts)
 }
 
@@ -310,6 +310,25 @@ pub fn setup(dir: &Path, program: &str, patterns: &[&str]) -> Result<SetupOutcom
     })
 }
 
+/// `pimem git setup` for team memory: [`setup`] with `patterns`, plus [`MEMORY_GITIGNORE`] as
+/// `<top level>/.pi/memory/.gitignore` when that directory has no `.gitignore` yet (so its
+/// `.lock`, `.backups/` and caches are never committed). Returns the `.gitignore` written.
+pub fn setup_team(
+    dir: &Path,
+    program: &str,
+    patterns: &[&str],
+) -> Result<(SetupOutcome, Option<PathBuf>), GitError> {
+    let out = setup(dir, program, patterns)?;
+    let team = out.root.join(".pi").join("memory");
+    let ignore = team.join(".gitignore");
+    if ignore.exists() {
+        return Ok((out, None));
+    }
+    std::fs::create_dir_all(&team).map_err(io("creating", &team))?;
+    write_file(&ignore, MEMORY_GITIGNORE)?;
+    Ok((out, Some(ignore)))
+}
+
 fn write_file(path: &Path, text: &str) -> Result<(), GitError> {
     let target = Utf8PathBuf::from_path_buf(path.to_path_buf()).map_err(|p| GitError::Io {
         action: "writing",
@@ -394,7 +413,7 @@ fn rebase_in_progress(root: &Path) -> bool {
 /// top (created on the first run), with `remote` as `origin` when given.
 ///
 /// Steps, each reported through `progress`: init (first run: repository, `.gitignore`
-/// [`SYNC_GITIGNORE`], `.gitattributes` and the driver through [`setup`] with `program`);
+/// [`MEMORY_GITIGNORE`], `.gitattributes` and the driver through [`setup`] with `program`);
 /// take every memory directory's locks (sorted order) so no write is half on disk; stage,
 /// refuse a file that holds a credential, commit; fetch; rebase onto the remote branch
 /// (`MEMORY.md` through the driver); release the locks; push. A conflict stops the rebase and
@@ -443,8 +462,8 @@ pub fn sync(
         });
     }
     let ignore = root.join(".gitignore");
-    if std::fs::read_to_string(&ignore).ok().as_deref() != Some(SYNC_GITIGNORE) {
-        write_file(&ignore, SYNC_GITIGNORE)?;
+    if std::fs::read_to_string(&ignore).ok().as_deref() != Some(MEMORY_GITIGNORE) {
+        write_file(&ignore, MEMORY_GITIGNORE)?;
     }
     let set = setup(root, program, &[SYNC_PATTERN])?;
     if set.config_changed || !set.attributes_added.is_empty() {

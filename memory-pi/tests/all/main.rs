@@ -11,6 +11,7 @@ mod cli_tasks;
 mod dir;
 mod doctor;
 mod fuzz_regressions;
+mod git;
 mod import;
 mod mcp;
 mod serve;
