@@ -739,3 +739,28 @@ pub fn doctor_check(dirs: &[(&str, PathBuf)], memory_root: &Path) -> Check {
         fix: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn programs_are_quoted_for_the_shell() {
+        assert_eq!(shell_quote("/usr/local/bin/pimem"), "/usr/local/bin/pimem");
+        assert_eq!(shell_quote("pimem"), "pimem");
+        assert_eq!(shell_quote("/opt/my tools/pimem"), "'/opt/my tools/pimem'");
+        assert_eq!(shell_quote("/it's/pimem"), r"'/it'\''s/pimem'");
+        assert_eq!(shell_quote("$(rm -rf ~)"), "'$(rm -rf ~)'");
+        assert_eq!(shell_quote(""), "''");
+    }
+
+    #[test]
+    fn conflict_markers_but_not_setext_underlines() {
+        assert!(has_conflict_markers(
+            "a\n<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> b\n"
+        ));
+        assert!(!has_conflict_markers(
+            "Title\n=======\n\nbody <<<<<<< inline\n"
+        ));
+    }
+}

@@ -561,3 +561,29 @@ impl Machines {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 }
+
+#[test]
+fn sync_waits_for_a_writer_and_commits_nothing_half_done() {
+    let m = Machines::new();
+    add(&m.project("a"), "Use pnpm", "pnpm, never npm.");
+    // Another process (this test) holds the directory's locks, as a write does: sync waits
+    // for it (the lock timeout), then stops before staging anything.
+    let hold = store(&m.project("a")).hold("add").unwrap();
+    let out = m.sync("a", &["--remote", &m.remote]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot lock") && err.contains("local/proj"),
+        "{err}"
+    );
+    assert_eq!(
+        m.sb.git(
+            m.root("a"),
+            &["status", "--porcelain", "--untracked-files=no"]
+        ),
+        ""
+    );
+    drop(hold);
+    m.sync_ok("a", &[]);
+    assert!(m.remote_files().contains("local/proj/Use-pnpm.md"));
+}
