@@ -30,6 +30,7 @@ use memory_core::{
     CachedFile, EntryMeta, EntryType, FileStamp, Store, StoreError, StoredEntry, Version,
     write_private_file,
 };
+use memory_rank::codec::{ByteReader, put_str, put_varint as put};
 use memory_rank::{LexicalDoc, LexicalIndex, Options};
 
 /// Where the persisted index lives, relative to the memory directory (inside
@@ -370,22 +371,19 @@ fn decode_payload(
     opts: Options,
     seed: bool,
 ) -> Result<(LiveIndex, Vec<CachedFile>), String> {
-    let mut r = Reader {
-        bytes: payload,
-        pos: 0,
-    };
-    let n_docs = r.count()?;
+    let mut r = ByteReader::new(payload);
+    let n_docs = r.count(1)?;
     let mut versions: HashMap<&str, Version> = HashMap::with_capacity(n_docs);
     for _ in 0..n_docs {
         let file = r.str()?;
-        let v = r.version()?;
+        let v = read_version(&mut r)?;
         versions.insert(file, v);
     }
-    let rows_len = r.count()?;
+    let rows_len = r.count(1)?;
     let rows_bytes = r.take(rows_len)?;
-    let index_len = r.count()?;
+    let index_len = r.count(1)?;
     let index_bytes = r.take(index_len)?;
-    if r.pos != payload.len() {
+    if !r.is_at_end() {
         return Err("trailing bytes".to_owned());
     }
     let index = LexicalIndex::decode(index_bytes, opts).map_err(|e| e.to_string())?;
@@ -414,8 +412,8 @@ fn decode_payload(
 }
 
 fn decode_rows(bytes: &[u8]) -> Result<Vec<CachedFile>, String> {
-    let mut r = Reader { bytes, pos: 0 };
-    let n = r.count()?;
+    let mut r = ByteReader::new(bytes);
+    let n = r.count(1)?;
     let mut rows = Vec::with_capacity(n);
     for _ in 0..n {
         let file = r.str()?.to_owned();
@@ -426,7 +424,7 @@ fn decode_rows(bytes: &[u8]) -> Result<Vec<CachedFile>, String> {
         let entry = match r.byte()? {
             0 => None,
             1 => {
-                let version = r.version()?;
+                let version = read_version(&mut r)?;
                 let name = r.str()?.to_owned();
                 let description = r.str()?.to_owned();
                 let entry_type: EntryType = r.str()?.parse().map_err(|_| "bad entry type")?;
@@ -454,7 +452,7 @@ fn decode_rows(bytes: &[u8]) -> Result<Vec<CachedFile>, String> {
             entry,
         });
     }
-    if r.pos != bytes.len() {
+    if !r.is_at_end() {
         return Err("trailing bytes in rows".to_owned());
     }
     Ok(rows)
@@ -484,72 +482,11 @@ fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
-fn put(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    put(out, s.len() as u64);
-    out.extend_from_slice(s.as_bytes());
-}
-
-struct Reader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn byte(&mut self) -> Result<u8, String> {
-        let b = *self.bytes.get(self.pos).ok_or("ends early")?;
-        self.pos += 1;
-        Ok(b)
-    }
-
-    fn varint(&mut self) -> Result<u64, String> {
-        let mut v: u64 = 0;
-        for shift in (0..64).step_by(7) {
-            let b = self.byte()?;
-            v |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                return Ok(v);
-            }
-        }
-        Err("number too long".to_owned())
-    }
-
-    fn count(&mut self) -> Result<usize, String> {
-        let n = usize::try_from(self.varint()?).map_err(|_| "count too large")?;
-        if n > self.bytes.len() - self.pos {
-            return Err("count larger than the input".to_owned());
-        }
-        Ok(n)
-    }
-
-    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
-        let end = self
-            .pos
-            .checked_add(n)
-            .filter(|&e| e <= self.bytes.len())
-            .ok_or("ends early")?;
-        let s = &self.bytes[self.pos..end];
-        self.pos = end;
-        Ok(s)
-    }
-
-    fn version(&mut self) -> Result<Version, String> {
-        let mut v = [0u8; 8];
-        v.copy_from_slice(self.take(8)?);
-        Ok(Version::from_bytes(v))
-    }
-
-    fn str(&mut self) -> Result<&'a str, String> {
-        let n = self.count()?;
-        std::str::from_utf8(self.take(n)?).map_err(|_| "invalid UTF-8".to_owned())
-    }
+/// An 8-byte [`Version`] as written by `encode_rows` and the document list.
+fn read_version(r: &mut ByteReader<'_>) -> Result<Version, String> {
+    let mut v = [0u8; 8];
+    v.copy_from_slice(r.take(8)?);
+    Ok(Version::from_bytes(v))
 }
 
 impl DuplicateCheck for LiveIndex {

@@ -811,12 +811,12 @@ impl Reader {
     fn language(&mut self, v: Option<&Value>) -> Option<Language> {
         match v {
             None | Some(Value::Null) => None,
-            Some(Value::String(s)) if Language::from_setting(s).is_some() => {
-                Language::from_setting(s)
-            }
-            Some(_) => {
-                self.wrong("language", "\"en\" or \"zh-CN\"", "the locale's language");
-                None
+            Some(v) => {
+                let language = v.as_str().and_then(Language::from_setting);
+                if language.is_none() {
+                    self.wrong("language", "\"en\" or \"zh-CN\"", "the locale's language");
+                }
+                language
             }
         }
     }

@@ -196,7 +196,7 @@ impl Report {
 /// Runs every check.
 pub fn run(input: &Input) -> Report {
     let mut checks = Vec::new();
-    let (config, project_cfg) = config_checks(input, &mut checks);
+    let config = config_checks(input, &mut checks);
     checks.push(switch_check(input));
     let opened = open_project(
         &config,
@@ -239,11 +239,10 @@ pub fn run(input: &Input) -> Report {
         dirs.extend(team.map(|t| ("team", t)));
         checks.push(crate::gitmem::doctor_check(&dirs, &project.memory_root));
     }
-    let _ = project_cfg;
     Report { checks }
 }
 
-fn config_checks(input: &Input, checks: &mut Vec<Check>) -> (Config, bool) {
+fn config_checks(input: &Input, checks: &mut Vec<Check>) -> Config {
     let Some(agent_dir) = &input.agent_dir else {
         checks.push(
             Check::new("config.agent", State::Failure, msg::no_agent_dir())
@@ -254,7 +253,7 @@ fn config_checks(input: &Input, checks: &mut Vec<Check>) -> (Config, bool) {
             State::Unchecked,
             msg::no_agent_dir(),
         ));
-        return (Config::default(), false);
+        return Config::default();
     };
     let loaded = load_config(agent_dir, &input.cwd, input.trusted);
     let agent_file = agent_dir.join(memory_core::config::CONFIG_FILE);
@@ -286,7 +285,7 @@ fn config_checks(input: &Input, checks: &mut Vec<Check>) -> (Config, bool) {
         };
         checks.push(check);
     }
-    (loaded.config, input.trusted)
+    loaded.config
 }
 
 fn switch_check(input: &Input) -> Check {

@@ -103,6 +103,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod codec;
 mod expand;
 mod index;
 mod persist;

@@ -6,6 +6,7 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::codec::{ByteReader, put_str, put_varint as put};
 use crate::index::{Doc, LexicalIndex, Posting, shape_of};
 use crate::stem::Stemmer;
 use crate::tokenize::tokenize_with;
@@ -28,6 +29,13 @@ pub enum DecodeError {
     Damaged(&'static str),
 }
 
+impl From<&'static str> for DecodeError {
+    /// A [`codec`](crate::codec) reader's description of damaged bytes.
+    fn from(damage: &'static str) -> Self {
+        DecodeError::Damaged(damage)
+    }
+}
+
 /// A fingerprint of the tokenizer with `stemmer`: the hash of the tokens of a probe text
 /// exercising every rule (case, compounds, camelCase, digits, stemming, stopwords, CJK).
 /// Any change to tokenization changes it, so a persisted index built by an older tokenizer
@@ -46,64 +54,6 @@ pub fn tokenizer_fingerprint(stemmer: Stemmer) -> u64 {
     h ^ match stemmer {
         Stemmer::None => 1,
         Stemmer::Light => 2,
-    }
-}
-
-fn put(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    put(out, s.len() as u64);
-    out.extend_from_slice(s.as_bytes());
-}
-
-struct Reader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn varint(&mut self) -> Result<u64, DecodeError> {
-        let mut v: u64 = 0;
-        for shift in (0..64).step_by(7) {
-            let b = *self
-                .bytes
-                .get(self.pos)
-                .ok_or(DecodeError::Damaged("ends early"))?;
-            self.pos += 1;
-            v |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                return Ok(v);
-            }
-        }
-        Err(DecodeError::Damaged("number too long"))
-    }
-
-    fn u32(&mut self) -> Result<u32, DecodeError> {
-        u32::try_from(self.varint()?).map_err(|_| DecodeError::Damaged("number too large"))
-    }
-
-    /// A count of items each at least `min_size` bytes long (so a damaged count cannot make
-    /// us allocate more than the input could hold).
-    fn count(&mut self, min_size: usize) -> Result<usize, DecodeError> {
-        let n = usize::try_from(self.varint()?).map_err(|_| DecodeError::Damaged("count"))?;
-        let left = self.bytes.len() - self.pos;
-        if n.saturating_mul(min_size.max(1)) > left {
-            return Err(DecodeError::Damaged("count larger than the input"));
-        }
-        Ok(n)
-    }
-
-    fn str(&mut self) -> Result<&'a str, DecodeError> {
-        let len = self.count(1)?;
-        let bytes = &self.bytes[self.pos..self.pos + len];
-        self.pos += len;
-        std::str::from_utf8(bytes).map_err(|_| DecodeError::Damaged("invalid UTF-8"))
     }
 }
 
@@ -156,7 +106,7 @@ impl LexicalIndex {
         if u64::from_le_bytes(fp) != tokenizer_fingerprint(opts.stemmer) {
             return Err(DecodeError::Tokenizer);
         }
-        let mut r = Reader { bytes, pos: 16 };
+        let mut r = ByteReader::new(&bytes[16..]);
         let mut index = LexicalIndex::with_options(opts);
         let n_terms = r.count(1)?;
         index.terms.reserve(n_terms);
@@ -179,8 +129,7 @@ impl LexicalIndex {
         let mut by_file: FxHashMap<String, u32> = FxHashMap::default();
         for id in 0..n_docs {
             let id = id as u32;
-            let present = *bytes.get(r.pos).ok_or(DecodeError::Damaged("ends early"))?;
-            r.pos += 1;
+            let present = r.byte()?;
             if present == 0 {
                 index.docs.push(None);
                 index.free.push(id);
@@ -227,7 +176,7 @@ impl LexicalIndex {
                 terms,
             }));
         }
-        if r.pos != bytes.len() {
+        if !r.is_at_end() {
             return Err(DecodeError::Damaged("trailing bytes"));
         }
         // Postings sized exactly, filled in document order (as inserts would).

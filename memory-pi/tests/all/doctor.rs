@@ -205,6 +205,49 @@ fn identity_is_explained() {
 }
 
 #[test]
+fn an_identity_that_cannot_be_derived_is_a_failure_and_nothing_is_created() {
+    let fx = Fx::new();
+    // `~/…` with no HOME: the memory root, hence the project's directory, cannot be derived.
+    fx.sb
+        .write("agent/memory.json", r#"{"memoryDir": "~/pimem-root"}"#);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pimem"))
+        .args([
+            "--agent-dir",
+            fx.sb.agent_dir().as_str(),
+            "doctor",
+            "--json",
+        ])
+        .current_dir(fx.sb.project())
+        .env_remove("HOME")
+        .env_remove("PI_CODING_AGENT_DIR")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let check = |id: &str| {
+        j["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .cloned()
+    };
+    let identity = check("project.identity").unwrap();
+    assert_eq!(identity["state"], "failure", "{j}");
+    assert!(
+        identity["reason"].as_str().unwrap().contains("HOME"),
+        "{identity}"
+    );
+    assert!(identity["fix"].is_string(), "{identity}");
+    assert_eq!(check("root.reachable").unwrap()["state"], "unchecked");
+    // The checks that need a project are left out rather than guessed.
+    for id in ["index.parse", "lock", "snapshots"] {
+        assert!(check(id).is_none(), "{id}: {j}");
+    }
+    assert!(!fx.sb.home().join("pimem-root").exists());
+}
+
+#[test]
 fn index_parse_and_agreement() {
     let fx = Fx::new();
     fx.add("A");
