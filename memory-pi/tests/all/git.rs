@@ -587,3 +587,26 @@ fn sync_waits_for_a_writer_and_commits_nothing_half_done() {
     m.sync_ok("a", &[]);
     assert!(m.remote_files().contains("local/proj/Use-pnpm.md"));
 }
+
+#[test]
+fn second_machine_with_its_own_memories_joins_without_conflict() {
+    let m = Machines::new();
+    add(&m.project("a"), "Use pnpm", "pnpm, never npm.");
+    add(&m.project("b"), "Answer in Chinese", "用中文回答。");
+    add(&m.user("b"), "Short answers", "Keep answers short.");
+    m.sync_ok("a", &["--remote", &m.remote]);
+    // Unrelated histories, the same index file added on both: merged through the driver.
+    m.sync_ok("b", &["--remote", &m.remote]);
+    m.sync_ok("a", &[]);
+    for machine in ["a", "b"] {
+        assert_eq!(
+            consistent_entries(&m.project(machine)),
+            names(&["Answer-in-Chinese.md", "Use-pnpm.md"]),
+            "{machine}"
+        );
+        assert_eq!(
+            consistent_entries(&m.user(machine)),
+            names(&["Short-answers.md"])
+        );
+    }
+}
