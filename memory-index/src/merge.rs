@@ -12,6 +12,11 @@
 //! formatting are exactly what a store applying the other side's writes would produce: lines
 //! keep their place, a new line goes after the last entry line, in the order the other side
 //! added them.
+//!
+//! Limitations: lines are compared parsed (name, file, description, trimmed), so a change of
+//! spacing alone is not a change; a second line for the same file, which the store never reads,
+//! is treated as a frame line; when both sides changed the frame differently, theirs' frame
+//! changes are dropped (reported as [`IndexConflict::Frame`]; entry lines are still merged).
 
 use std::collections::{BTreeMap, BTreeSet};
 
