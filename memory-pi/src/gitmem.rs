@@ -728,7 +728,7 @@ pub fn doctor_check(dirs: &[(&str, PathBuf)], memory_root: &Path) -> Check {
             state: State::Warning,
             reason: warnings.join("; "),
             fix: Some(
-                "`pimem rebuild-index` in that scope (the entry files are the truth), or edit the index lines".into(),
+                "the entry files are the truth: edit each index line to the entry's name and description, or rebuild that directory's index (`pimem rebuild-index` for the project)".into(),
             ),
         };
     }
