@@ -399,6 +399,36 @@ fn hold_all(root: &Path) -> Result<Vec<DirHold>, GitError> {
     Ok(holds)
 }
 
+/// Git checks files out with the process umask (usually 0644); memory is private (0700
+/// directories, 0600 files, as the store creates them), so pulled files are narrowed again.
+fn make_private(root: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let narrow = |path: &Path, mode: u32| {
+        if let Ok(meta) = std::fs::symlink_metadata(path)
+            && meta.permissions().mode() & 0o077 != 0
+        {
+            let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode));
+        }
+    };
+    narrow(root, 0o700);
+    for dir in memory_dirs(root) {
+        let mut up = Some(dir.as_path());
+        while let Some(d) = up.filter(|d| d.starts_with(root) && *d != root) {
+            narrow(d, 0o700);
+            up = d.parent();
+        }
+        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            if e.file_type().is_ok_and(|t| t.is_file()) {
+                narrow(&e.path(), 0o600);
+            }
+        }
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 fn conflicted_files(root: &Path) -> Vec<String> {
     git_ok(root, &["diff", "--name-only", "--diff-filter=U"])
         .map(|s| s.lines().map(str::to_owned).collect())
@@ -493,7 +523,10 @@ pub fn sync(
     };
 
     let holds = hold_all(root)?;
-    progress(&format!("locked {} memory directories", holds.len()));
+    progress(&format!(
+        "locked {}",
+        plural(holds.len(), "memory directory", "memory directories")
+    ));
     run(&["add", "--all", "."])?;
     let staged = run(&["diff", "--cached", "--name-only", "--diff-filter=AM"])?;
     for rel in staged.lines() {
@@ -514,7 +547,10 @@ pub fn sync(
         let mut args = identity.clone();
         args.extend(["commit", "--quiet", "--no-verify", "-m", &message]);
         run(&args)?;
-        progress(&format!("committed {} changed files", outcome.committed));
+        progress(&format!(
+            "committed {}",
+            plural(outcome.committed, "changed file", "changed files")
+        ));
     } else {
         progress("nothing to commit");
     }
@@ -555,6 +591,7 @@ pub fn sync(
                 });
             }
             outcome.pulled = true;
+            make_private(root);
         }
     }
     drop(holds);
@@ -735,7 +772,10 @@ pub fn doctor_check(dirs: &[(&str, PathBuf)], memory_root: &Path) -> Check {
     Check {
         id: "git.merge",
         state: State::Ok,
-        reason: format!("no merge conflicts in {scanned} memory directories"),
+        reason: format!(
+            "no merge conflicts in {}",
+            plural(scanned, "memory directory", "memory directories")
+        ),
         fix: None,
     }
 }

@@ -409,6 +409,14 @@ fn sync_between_two_roots_with_concurrent_edits() {
         consistent_entries(&m.user("b")),
         names(&["Answer-in-Chinese.md"])
     );
+    // Pulled memory is as private as written memory (git checks out with the umask).
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: PathBuf| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(m.root("b")), 0o700);
+    assert_eq!(mode(m.root("b").join("local")), 0o700);
+    assert_eq!(mode(m.project("b")), 0o700);
+    assert_eq!(mode(m.project("b").join("Use-pnpm.md")), 0o600);
+    assert_eq!(mode(m.user("b").join("MEMORY.md")), 0o600);
 
     // Concurrent edits on both machines, in the same directories.
     add(
