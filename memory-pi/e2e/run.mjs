@@ -409,6 +409,9 @@ await (await import("./pisession.mjs")).run({ W, HERE, EXT, RELOAD_EXT, PI_CLI, 
 // ================================================================== pi-auto-memory (pa.mjs)
 await paScenarios({ W, HOME, EXT, PI_CLI, env, check, eq, pi, rpc, pimem, mark, makeAgent, requests, sectionIn, turnUserTexts, toolTexts, dirState });
 
+// ================================================================== curating memory (curate.mjs, issue 12)
+await (await import("./curate.mjs")).curateScenarios({ W, EXT, PI_CLI, env, check, pi, rpc, pimem, makeAgent }).catch((e) => check("CU: the curation scenarios ran", false, e.stack));
+
 // ================================================================== npm packaging (packages.mjs)
 await packageScenarios({ W, EXT, PIMEM_BIN, INSTALLED, pi, makeAgent, check, eq, requests, toolTexts, call, agent: A1, project: P1 });
 

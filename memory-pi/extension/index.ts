@@ -51,6 +51,8 @@ import type {
 	RunEvent,
 	ConfirmResult,
 	Level,
+	MemoryOpenResult,
+	MemoryWriteResult,
 	ModelCompleteParams,
 	ModelCompletion,
 	ModelMessage,
@@ -722,11 +724,100 @@ export default function pimem(pi: ExtensionAPI) {
 	// equal), so nothing has to wait for the sidecar before pi builds its first request.
 	registerTool(JSON.parse(readFileSync(join(HERE, "tool.json"), "utf8")));
 
+	// ------------------------------------------------------- /memory list: browse, view, edit, delete
+	// The sidecar decides and words everything (serve/curate.rs); this block only drives pi's UI:
+	// ctx.ui.select for the list, a read-only custom view, ctx.ui.editor for an edit.
+
+	/** The read-only view of one file (PA-31): e edit, d delete, ↑/↓ scroll, Esc back. */
+	function viewFile(ctx: ExtensionCommandContext, view: MemoryOpenResult): Promise<"edit" | "delete" | "close"> {
+		const lines = view.text.split("\n");
+		return ctx.ui.custom<"edit" | "delete" | "close">((tui, theme, keybindings, done) => {
+			let top = 0;
+			const height = () => Math.max(5, (process.stdout.rows || 24) - 12);
+			return {
+				render(width: number): string[] {
+					const shown = lines.slice(top, top + height()).map((l) => fit(l, width));
+					const more = top + height() < lines.length ? [theme.fg("dim", fit(`… ${lines.length - top - height()} more`, width))] : [];
+					return [theme.fg("accent", fit(view.title, width)), "", ...shown, ...more, "", theme.fg("dim", fit(view.keys, width))];
+				},
+				invalidate() {},
+				handleInput(data: string) {
+					const key = data.length === 1 ? data.toLowerCase() : "";
+					if (keybindings.matches(data, "tui.select.up")) top = Math.max(0, top - 1);
+					else if (keybindings.matches(data, "tui.select.down")) top = Math.min(Math.max(0, lines.length - height()), top + 1);
+					else if (key === "e") return done("edit");
+					else if (key === "d" && view.deletable) return done("delete");
+					else if (key === "q" || keybindings.matches(data, "tui.select.cancel")) return done("close");
+					tui.requestRender();
+				},
+			};
+		});
+	}
+
+	/** `/memory list` in the TUI (PA-30..32): list → view → edit/delete; closing a view lists again. */
+	async function browseMemory(ctx: ExtensionCommandContext) {
+		await ready;
+		const s = sidecar;
+		if (!s) {
+			show(ctx, inert ?? "Memory not initialized.", inert ? "error" : "info");
+			return;
+		}
+		for (;;) {
+			const list = await s.call("memory/list", {}, 30_000);
+			if (list.empty !== null) {
+				ctx.ui.notify(list.empty, "info");
+				return;
+			}
+			const labels = list.items.map((i) => i.label);
+			const picked = await ctx.ui.select(list.title, labels);
+			const item = picked === undefined ? undefined : list.items[labels.indexOf(picked)];
+			if (!item) return; // cancelling the list leaves
+			for (;;) {
+				const view = await s.call("memory/open", { file: item.file }, 30_000);
+				if (view.error !== null) {
+					ctx.ui.notify(view.error, "error");
+					break;
+				}
+				const action = await viewFile(ctx, view);
+				if (action === "close") break;
+				let r: MemoryWriteResult;
+				if (action === "edit") {
+					const text = await ctx.ui.editor(view.editTitle, view.text);
+					if (text === undefined) continue; // cancelled: back to the view
+					// The sidecar refuses a view of an older session (PA-46); a replaced sidecar
+					// means this instance's session is gone, and nothing may be saved.
+					if (sidecar !== s) {
+						try {
+							ctx.ui.notify(view.invalidated, "error");
+						} catch {
+							// this instance's context is stale: pi has moved on
+						}
+						return;
+					}
+					r = await s.call("memory/save", { file: view.file, version: view.version, token: view.token, text }, 120_000);
+				} else {
+					r = await s.call("memory/delete", { file: view.file, version: view.version, token: view.token }, 24 * 60 * 60 * 1000);
+				}
+				if (r.text !== null) ctx.ui.notify(r.text, r.level);
+				if (r.done) break; // saved or deleted: the list again (a rename changes the file)
+			}
+		}
+	}
+
 	pi.registerCommand("memory", {
-		description: "Memory status; /memory on|off switches memory for every project; /memory doctor checks the setup; /memory unlock removes a left-behind lock",
+		description:
+			"Memory status; /memory list browses, views, edits and deletes memories; /memory reload refreshes the index at the next turn; /memory on|off switches memory for every project; /memory doctor checks the setup; /memory unlock removes a left-behind lock",
 		getArgumentCompletions: (prefix) =>
-			["status", "on", "off", "doctor", "unlock"].filter((s) => s.startsWith(prefix)).map((s) => ({ value: s, label: s })),
-		handler: (args, ctx) => runCommand("memory", args, ctx),
+			["status", "list", "reload", "on", "off", "doctor", "unlock"].filter((s) => s.startsWith(prefix)).map((s) => ({ value: s, label: s })),
+		handler: async (args, ctx) => {
+			if ((args ?? "").trim() === "list" && ctx.mode === "tui" && ctx.hasUI) {
+				try {
+					await browseMemory(ctx);
+				} catch (e) {
+					show(ctx, errorMessage(e), "error");
+				}
+			} else await runCommand("memory", args, ctx);
+		},
 	});
 	pi.registerCommand("dream", {
 		description: "Consolidate memory files with a headless agent (asks first)",
@@ -996,6 +1087,12 @@ export default function pimem(pi: ExtensionAPI) {
 		await ready;
 		if (!sidecar) return;
 		await sidecar.call("agent/settled", { messages: withoutImageData(messages), aborted: event.aborted }, 10_000).catch(() => undefined);
+	});
+
+	// Tree navigation keeps this instance: views opened before can no longer write (PA-46).
+	pi.on("session_tree", async () => {
+		await ready;
+		await sidecar?.call("session/tree", {}, 10_000).catch(() => undefined);
 	});
 
 	pi.on("session_compact", async (event) => {

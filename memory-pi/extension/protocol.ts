@@ -21,6 +21,11 @@ export type PiRequests = {
 	"experience/panel": { params: PanelParams, result: PanelResult },
 	"experience/tool": { params: ExperienceToolParams, result: ExperienceToolResult },
 	"files/guard": { params: FilesGuardParams, result: FilesGuardResult },
+	"memory/list": { params: MemoryListParams, result: MemoryListResult },
+	"memory/open": { params: MemoryOpenParams, result: MemoryOpenResult },
+	"memory/save": { params: MemorySaveParams, result: MemoryWriteResult },
+	"memory/delete": { params: MemoryDeleteParams, result: MemoryWriteResult },
+	"session/tree": { params: SessionTreeParams, result: SessionTreeResult },
 };
 
 /** Notifications pi sends the sidecar: method → params. */
@@ -452,6 +457,95 @@ export type FilesGuardResult = {
 	/** Non-null: block the call, with this reason for the model. */
 	block: string | null,
 };
+
+/** `memory/list`: the files of `/memory list` in the TUI (PA-30): `MEMORY.md` and every entry, no body read or sent. */
+export type MemoryListParams = Record<symbol, never>;
+
+/** The list: one line per file, already localised. */
+export type MemoryListResult = {
+	/** The list's title. */
+	title: string,
+	/** The text to show instead of a list when there is nothing to list or memory cannot be listed now (`items` is then empty). */
+	empty: string | null,
+	/** The files, `MEMORY.md` first, then the entries oldest first. */
+	items: Array<MemoryListItem>,
+};
+
+/** One file of the list. */
+export type MemoryListItem = {
+	/** The file name inside the memory directory (what `memory/open` takes). */
+	file: string,
+	/** The line shown: name, type, modified, size and file. */
+	label: string,
+};
+
+/** `memory/open`: the read-only view of one file of the list (PA-31). */
+export type MemoryOpenParams = {
+	/** A file name from `memory/list`. */
+	file: string,
+};
+
+/** The view: the file's text and what an edit or delete must hand back. */
+export type MemoryOpenResult = {
+	/** The file (as asked). */
+	file: string,
+	/** The view's title. */
+	title: string,
+	/** The whole file, as read (the editor's starting text). */
+	text: string,
+	/** The version of those bytes: edit and delete succeed only while the file still has it. */
+	version: string,
+	/** The session the view belongs to: a session change since makes edit and delete fail. */
+	token: string,
+	/** The key line of the view. */
+	keys: string,
+	/** Whether `d` deletes (entries yes, `MEMORY.md` no). */
+	deletable: boolean,
+	/** The editor's title. */
+	editTitle: string,
+	/** What to show when the session changed while the editor was open and this view's sidecar is gone (nothing is saved, PA-46). */
+	invalidated: string,
+	/** The text to show when the file cannot be opened (then `text` is empty). */
+	error: string | null,
+};
+
+/** `memory/save`: a person's edit of a file opened with `memory/open` (PA-19, PA-44..PA-46). */
+export type MemorySaveParams = {
+	/** The file. */
+	file: string,
+	/** `version` of the view. */
+	version: string,
+	/** `token` of the view. */
+	token: string,
+	/** The edited text. */
+	text: string,
+};
+
+/** What a save or delete did, already localised. */
+export type MemoryWriteResult = {
+	/** Whether the file on disk changed. */
+	done: boolean,
+	/** What to show; `null` shows nothing (a declined confirmation). */
+	text: string | null,
+	/** How to show it. */
+	level: Level,
+};
+
+/** `memory/delete`: delete the entry of a view, after the sidecar asked `ui/confirm` with its name (PA-32). */
+export type MemoryDeleteParams = {
+	/** The entry file. */
+	file: string,
+	/** `version` of the view. */
+	version: string,
+	/** `token` of the view. */
+	token: string,
+};
+
+/** `session/tree`: pi moved to another point of the session tree (`session_tree`); views opened before can no longer be saved or deleted from (PA-46). */
+export type SessionTreeParams = Record<symbol, never>;
+
+/** The answer to `session/tree`. */
+export type SessionTreeResult = Record<symbol, never>;
 
 /** `run/event` (notification, never answered, so forwarding never waits): one of pi's events for the run log (PX-05, PX-18). The sidecar queues it and writes batches in the background. */
 export type RunEventParams = {

@@ -240,6 +240,20 @@ impl Store {
         }
     }
 
+    /// The raw `MEMORY.md` text (lossy for invalid UTF-8) and the [`Version`] of its bytes; a
+    /// missing file reads as `""` at the version of no bytes.
+    pub fn read_index_versioned(&self) -> Result<(String, Version), StoreError> {
+        let path = self.index_path();
+        match read_bounded(path.as_std_path()) {
+            Ok(bytes) => {
+                let bytes = bytes.unwrap_or_default();
+                let version = Version::of(&bytes);
+                Ok((String::from_utf8_lossy(&bytes).into_owned(), version))
+            }
+            Err(e) => Err(StoreError::io("reading", path, e)),
+        }
+    }
+
     /// The `memory_index` section value as it would be injected now: the newest window of
     /// `MEMORY.md`, sanitised (PM-58, PM-59).
     pub fn index_section(
@@ -343,6 +357,18 @@ impl Store {
         expected_version: Option<&Version>,
     ) -> Result<RemoveOutcome, StoreError> {
         self.remove_in(reference, expected_version, STANDALONE)
+    }
+
+    /// Replaces `MEMORY.md` with a person's edit (`/memory list` → edit, PA-19): refused
+    /// with `Memory conflict: stale version` unless the file is still at `expected`, with a
+    /// secret or an oversized text refused before anything is touched; the old file is
+    /// snapshotted first. Returns the new version.
+    pub fn replace_index(
+        &self,
+        text: &str,
+        expected: Option<&Version>,
+    ) -> Result<Version, StoreError> {
+        self.replace_index_in(text, expected, STANDALONE)
     }
 
     /// Rebuilds `MEMORY.md` from the entry files (PM-29).

@@ -250,6 +250,40 @@ impl Store {
         Ok(out)
     }
 
+    /// Replaces `MEMORY.md` with a person's edit of it (PA-19): secret-scanned and size-checked
+    /// like an entry body, then written only if the file is still at `expected` (the version
+    /// of the bytes that were shown; a missing file has the version of no bytes).
+    pub(crate) fn replace_index_in(
+        &self,
+        text: &str,
+        expected: Option<&Version>,
+        mode: Mode,
+    ) -> Result<Version, StoreError> {
+        check_content("", None, Some(text))?;
+        let (version, _notices) = self.pipeline("index", mode, |tx| {
+            let path = self.index_path();
+            let current = match read_bounded(path.as_std_path()) {
+                Ok(bytes) => bytes.unwrap_or_default(),
+                Err(e) => return Err(StoreError::io("reading", path, e)),
+            };
+            let actual = Version::of(&current);
+            if let Some(v) = expected
+                && *v != actual
+            {
+                return Err(StoreError::Conflict {
+                    file: INDEX_FILE.to_owned(),
+                    expected: *v,
+                    actual,
+                });
+            }
+            tx.snapshot("index", &[INDEX_FILE])?;
+            atomic_write(path.as_std_path(), text.as_bytes())
+                .map_err(|e| StoreError::io("writing", &path, e))?;
+            Ok(Version::of(text.as_bytes()))
+        })?;
+        Ok(version)
+    }
+
     fn capacity_warning(&self, index: &str) -> Option<String> {
         capacity_warning(
             index_capacity(index),

@@ -751,3 +751,44 @@ fn hold_keeps_writers_out_until_dropped() {
     store.add(req()).unwrap();
     assert!(dir.join("held.md").exists());
 }
+
+/// PA-19, PA-44, PA-48: a person's edit of `MEMORY.md` is written only at the version shown,
+/// never with a secret, and the old bytes are snapshotted first.
+#[test]
+fn replace_index_is_compare_and_swap_secret_checked_and_snapshotted() {
+    let f = Fixture::new();
+    let (empty, missing) = f.store.read_index_versioned().unwrap();
+    assert_eq!(empty, "");
+    assert_eq!(missing, memory_core::Version::of(b""));
+    add_desc(&f, "A", "desc a", "body");
+    let (text, version) = f.store.read_index_versioned().unwrap();
+    assert_eq!(version, memory_core::Version::of(text.as_bytes()));
+    // the version of the missing file is stale now
+    let before = f.tree();
+    let err = f
+        .store
+        .replace_index("# mine\n", Some(&missing))
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Conflict { .. }), "{err}");
+    assert_eq!(err.to_string(), "Memory conflict: stale version");
+    let token = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+    let err = f
+        .store
+        .replace_index(&format!("{text}{token}\n"), Some(&version))
+        .unwrap_err();
+    assert!(!err.to_string().contains("ghp_"), "{err}");
+    assert_eq!(f.tree(), before, "refusals change nothing");
+    let edited = format!("# Notes by hand\n{text}");
+    let new = f.store.replace_index(&edited, Some(&version)).unwrap();
+    assert_eq!(new, memory_core::Version::of(edited.as_bytes()));
+    assert_eq!(f.index(), edited);
+    let backups = f.dir().join(".backups");
+    let snaps: Vec<_> = std::fs::read_dir(&backups).unwrap().collect();
+    assert!(
+        snaps.into_iter().any(
+            |d| std::fs::read_to_string(d.unwrap().path().join("MEMORY.md"))
+                .is_ok_and(|t| t == text)
+        ),
+        "the old index is in a snapshot"
+    );
+}

@@ -17,7 +17,8 @@ use super::{PROTOCOL, Server};
 use crate::doctor;
 
 /// The section change for the turn about to start (PA-16, PA-17): `""` while memory is off
-/// or paused; the index read again (and recorded) on the first turn after it is back on.
+/// or paused; the index read again (and recorded) on the first turn after it is back on, or
+/// after `/memory reload` (PA-17, PA-20).
 /// `(None, None)`: keep the frozen value.
 pub(super) fn section_for_turn(
     session: &Session,
@@ -28,7 +29,7 @@ pub(super) fn section_for_turn(
         live.suspended = true;
         return (Some(String::new()), None);
     }
-    if !live.suspended {
+    if !live.suspended && !live.refresh {
         return (None, None);
     }
     let cfg = &session.cfg;
@@ -43,6 +44,8 @@ pub(super) fn section_for_turn(
     match fresh {
         Some(s) => {
             live.suspended = false;
+            live.refresh = false;
+            live.index_changed = false;
             live.section = s;
             (
                 Some(live.section.value.clone()),
@@ -151,7 +154,12 @@ pub(super) fn files_guard(
     let home = home_dir();
     Ok(
         match guard::judge(&p.tool_name, &p.input, &cwd, home.as_deref(), &root, on) {
-            Verdict::Allow => allow,
+            Verdict::Allow => {
+                if p.tool_name == "read" && on {
+                    super::curate::record_read(&session, &p.input, &cwd);
+                }
+                allow
+            }
             Verdict::Block(reason) => FilesGuardResult {
                 block: Some(reason),
             },

@@ -101,6 +101,7 @@ pub(super) fn spawn_extract(server: &Arc<Server>, session: Arc<Session>, message
         match run_extract(&project.store, &model, &turn, &opts, &cancel) {
             Ok(outcome) => {
                 if let ExtractOutcome::Done(run) = &outcome {
+                    super::curate::record_run(&session, run, super::usage::Via::Extraction);
                     for n in &run.notices {
                         server.notify_user(&n.to_string(), Level::Warning);
                     }
@@ -137,6 +138,7 @@ pub(super) fn dream(server: &Server, session: &Session) -> Result<String, String
     let _task = server.tasks.enter();
     let outcome = run_dream(&project.store, &model, &opts, &server.tasks.token())
         .map_err(|e| dream_failed_text(&e))?;
+    super::curate::record_run(session, &outcome.run, super::usage::Via::Dream);
     for n in &outcome.run.notices {
         server.notify_user(&n.to_string(), Level::Warning);
     }

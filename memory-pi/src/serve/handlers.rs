@@ -105,6 +105,7 @@ pub(super) fn session_start(
     server: &Server,
     p: SessionStartParams,
 ) -> Result<SessionStartResult, RpcError> {
+    super::curate::invalidate(); // views of the previous session can no longer write (PA-46)
     let started = session::start(&server.peer, p);
     let session = Arc::new(started.session);
     let (value, record) = {
@@ -162,6 +163,9 @@ pub(super) fn before_start(
         record: record.clone(),
     };
     agent::remember_instructions(&session, system_prompt);
+    if message_type == "user" {
+        super::curate::record_turn(&session);
+    }
     let skip = !state.is_on()
         || session.info.child
         || prompt.trim().is_empty()
@@ -172,17 +176,20 @@ pub(super) fn before_start(
         return Ok(nothing);
     }
     Ok(match agent::surface(server, &session, prompt) {
-        Some(s) => BeforeStartResult {
-            notify: s.notification(),
-            message: Some(SurfacedMessage {
-                custom_type: "memory-auto-surfacing",
-                content: s.message,
-                display: false,
-                details: SurfacedDetails { files: s.files },
-            }),
-            section,
-            record,
-        },
+        Some(s) => {
+            super::curate::record_surfaced(&session, &s.files);
+            BeforeStartResult {
+                notify: s.notification(),
+                message: Some(SurfacedMessage {
+                    custom_type: "memory-auto-surfacing",
+                    content: s.message,
+                    display: false,
+                    details: SurfacedDetails { files: s.files },
+                }),
+                section,
+                record,
+            }
+        }
         None => nothing,
     })
 }
@@ -240,6 +247,8 @@ pub(super) fn compact(server: &Server, _: CompactParams) -> Result<CompactResult
     session.surfacer.lock().reset();
     let mut live = session.live.lock();
     live.section = fresh;
+    live.refresh = false;
+    live.index_changed = false;
     Ok(CompactResult {
         section: live.section.value.clone(),
         record: Some(section::record(&live.section)),
@@ -283,6 +292,7 @@ pub(super) fn tool_execute(
             &mut versions,
         )
     };
+    super::curate::record_tool(&session, args, out.wrote, out.saved.as_deref());
     if session.info.has_ui {
         if let Some(name) = &out.saved {
             server.notify_user(&format!("Saved: {name}"), Level::Info);
@@ -330,6 +340,8 @@ pub(super) fn command(server: &Server, p: CommandParams) -> Result<CommandResult
             Some("on") => admin::switch_command(server, true),
             Some("off") => admin::switch_command(server, false),
             Some("doctor") => admin::doctor_command(server),
+            Some("list") => super::curate::list_command(server),
+            Some("reload") => super::curate::reload_command(server),
             _ => status(server),
         }),
         "dream" => Ok(dream(server, confirmed)),
@@ -361,11 +373,17 @@ fn status(server: &Server) -> CommandResult {
         &session.modules,
         Some(&inject),
     ) {
-        Ok(text) => match memory_core::messages::status_switch_line(&state) {
-            // Off or paused: one line before pi-memory's 7 (PA-16; PM-75 when on).
-            Some(line) => reply(format!("{line}\n{text}"), Level::Warning),
-            None => reply(text, Level::Info),
-        },
+        Ok(text) => {
+            let text = match super::curate::status_suffix(&session, state.is_on()) {
+                Some(suffix) => format!("{text}\n\n{suffix}"),
+                None => text,
+            };
+            match memory_core::messages::status_switch_line(&state) {
+                // Off or paused: one line before pi-memory's 7 (PA-16; PM-75 when on).
+                Some(line) => reply(format!("{line}\n{text}"), Level::Warning),
+                None => reply(text, Level::Info),
+            }
+        }
         Err(e) => reply(format!("Failed to read memory status: {e}"), Level::Error),
     }
 }
@@ -438,6 +456,7 @@ fn dream(server: &Server, confirmed: bool) -> CommandResult {
 pub(super) fn shutdown(server: &Server, _: ShutdownParams) -> Result<ShutdownResult, RpcError> {
     // Asks end with their caller's lifecycle, and their late reports are dropped (PS-30).
     server.pisession.close();
+    super::curate::invalidate(); // an edit still open can no longer be saved (PA-46)
     let timeout = server
         .session()
         .map(|s| Duration::from_millis(s.cfg.lock.timeout_ms))

@@ -56,7 +56,15 @@
 //! | `experience/run` | [`ExperienceRunParams`](protocol::ExperienceRunParams) | [`ExperienceRunResult`](protocol::ExperienceRunResult): `/experience <args>`; a `prompt` goes to the agent |
 //! | `experience/panel` | [`PanelParams`](protocol::PanelParams) | [`PanelResult`](protocol::PanelResult): one view of the panel |
 //! | `experience/tool` | [`ExperienceToolParams`](protocol::ExperienceToolParams) | [`ExperienceToolResult`](protocol::ExperienceToolResult) |
+//! | `memory/list` | [`MemoryListParams`](protocol::MemoryListParams) `{}` | [`MemoryListResult`](protocol::MemoryListResult): `/memory list` in the TUI |
+//! | `memory/open` | [`MemoryOpenParams`](protocol::MemoryOpenParams) | [`MemoryOpenResult`](protocol::MemoryOpenResult): the read-only view, its version and session token |
+//! | `memory/save` | [`MemorySaveParams`](protocol::MemorySaveParams) | [`MemoryWriteResult`](protocol::MemoryWriteResult): a person's edit, compare-and-swap |
+//! | `memory/delete` | [`MemoryDeleteParams`](protocol::MemoryDeleteParams) | [`MemoryWriteResult`](protocol::MemoryWriteResult): asks `ui/confirm`, then deletes the version shown |
+//! | `session/tree` | [`SessionTreeParams`](protocol::SessionTreeParams) `{}` | [`SessionTreeResult`](protocol::SessionTreeResult): pi's `session_tree`; open views can no longer write |
 //! | `run/event` (notification) | [`RunEventParams`](protocol::RunEventParams) | — queued for the run log, never answered |
+//!
+//! Curating (`memory/*`, `/memory list`, `/memory reload`, the usage summary of `/memory`) is
+//! described in the `curate` module.
 //!
 //! The run log (`run/event`, `/experience`, the `experience` tool) is described in the
 //! `experience` module: events are queued by the reader and written in batches by one recorder
@@ -90,8 +98,11 @@
 //! `tool_call` for `read`, `write`, `edit`, `grep`, `find` and `ls` (`serve/guard.rs`).
 //! `/memory on|off|doctor` switch memory and run the read-only doctor (`crate::doctor`).
 //!
-//! `command/run`: `/memory` (any other argument but `unlock`) → the 7-line status or the
-//! misconfigured block; `/memory unlock` → PM-77 (asks `ui/confirm`); `/dream` → asks
+//! `command/run`: `/memory` (any other argument but `unlock`, `on`, `off`, `doctor`, `list`,
+//! `reload`) → the 7-line status or the misconfigured block, followed (after a blank line)
+//! by the index mark and the session usage summary once this session has used memory
+//! (`curate`); `/memory list` → the listing as text (the TUI browses with `memory/*`
+//! instead); `/memory reload` → the section is read again at the next turn; `/memory unlock` → PM-77 (asks `ui/confirm`); `/dream` → asks
 //! `ui/confirm` unless `confirmed`, sets `ui/status` `dream`, runs the round, answers the
 //! summary or `Dream failed: <msg>`. `text: null` means "print nothing" (a cancelled
 //! confirmation).
@@ -135,6 +146,8 @@
 mod admin;
 mod agent;
 mod ask;
+mod curate;
+mod curate_texts;
 mod experience;
 mod guard;
 mod handlers;
@@ -147,6 +160,7 @@ mod session;
 mod sessions;
 mod tasks;
 mod trace;
+mod usage;
 
 use std::io::{self, BufRead, Write};
 use std::panic::AssertUnwindSafe;
@@ -400,6 +414,11 @@ fn handle(server: &Arc<Server>, method: &str, params: Value) -> Result<Value, Rp
         protocol::PanelParams::METHOD => answer(params, |p| experience::panel(server, p)),
         protocol::ExperienceToolParams::METHOD => answer(params, |p| experience::tool(server, p)),
         protocol::FilesGuardParams::METHOD => answer(params, |p| admin::files_guard(server, p)),
+        protocol::MemoryListParams::METHOD => answer(params, |p| curate::list(server, p)),
+        protocol::MemoryOpenParams::METHOD => answer(params, |p| curate::open(server, p)),
+        protocol::MemorySaveParams::METHOD => answer(params, |p| curate::save(server, p)),
+        protocol::MemoryDeleteParams::METHOD => answer(params, |p| curate::delete(server, p)),
+        protocol::SessionTreeParams::METHOD => answer(params, |p| curate::session_tree(server, p)),
         m if m.starts_with("sessions/") => sessions::route(server, m, params),
         other => Err(RpcError::new(
             code::METHOD_NOT_FOUND,

@@ -99,6 +99,11 @@ requests!(PiRequests {
     PanelParams: "experience/panel" -> PanelResult,
     ExperienceToolParams: "experience/tool" -> ExperienceToolResult,
     FilesGuardParams: "files/guard" -> FilesGuardResult,
+    MemoryListParams: "memory/list" -> MemoryListResult,
+    MemoryOpenParams: "memory/open" -> MemoryOpenResult,
+    MemorySaveParams: "memory/save" -> MemoryWriteResult,
+    MemoryDeleteParams: "memory/delete" -> MemoryWriteResult,
+    SessionTreeParams: "session/tree" -> SessionTreeResult,
 });
 
 notifications!(PiNotifications {
@@ -807,6 +812,122 @@ pub struct ExperienceRunResult {
     /// A message for the main agent (`prepare`): the extension sends it as a user message.
     pub prompt: Option<String>,
 }
+
+/// `memory/list`: the files of `/memory list` in the TUI (PA-30): `MEMORY.md` and every
+/// entry, no body read or sent.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct MemoryListParams {}
+
+/// The list: one line per file, already localised.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct MemoryListResult {
+    /// The list's title.
+    pub title: String,
+    /// The text to show instead of a list when there is nothing to list or memory cannot be
+    /// listed now (`items` is then empty).
+    pub empty: Option<String>,
+    /// The files, `MEMORY.md` first, then the entries oldest first.
+    pub items: Vec<MemoryListItem>,
+}
+
+/// One file of the list.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct MemoryListItem {
+    /// The file name inside the memory directory (what `memory/open` takes).
+    pub file: String,
+    /// The line shown: name, type, modified, size and file.
+    pub label: String,
+}
+
+/// `memory/open`: the read-only view of one file of the list (PA-31).
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct MemoryOpenParams {
+    /// A file name from `memory/list`.
+    pub file: String,
+}
+
+/// The view: the file's text and what an edit or delete must hand back.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(TS))]
+#[serde(rename_all = "camelCase")]
+pub struct MemoryOpenResult {
+    /// The file (as asked).
+    pub file: String,
+    /// The view's title.
+    pub title: String,
+    /// The whole file, as read (the editor's starting text).
+    pub text: String,
+    /// The version of those bytes: edit and delete succeed only while the file still has it.
+    pub version: String,
+    /// The session the view belongs to: a session change since makes edit and delete fail.
+    pub token: String,
+    /// The key line of the view.
+    pub keys: String,
+    /// Whether `d` deletes (entries yes, `MEMORY.md` no).
+    pub deletable: bool,
+    /// The editor's title.
+    pub edit_title: String,
+    /// What to show when the session changed while the editor was open and this view's
+    /// sidecar is gone (nothing is saved, PA-46).
+    pub invalidated: String,
+    /// The text to show when the file cannot be opened (then `text` is empty).
+    pub error: Option<String>,
+}
+
+/// `memory/save`: a person's edit of a file opened with `memory/open` (PA-19, PA-44..PA-46).
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(TS))]
+#[serde(rename_all = "camelCase")]
+pub struct MemorySaveParams {
+    /// The file.
+    pub file: String,
+    /// `version` of the view.
+    pub version: String,
+    /// `token` of the view.
+    pub token: String,
+    /// The edited text.
+    pub text: String,
+}
+
+/// `memory/delete`: delete the entry of a view, after the sidecar asked `ui/confirm` with its
+/// name (PA-32).
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct MemoryDeleteParams {
+    /// The entry file.
+    pub file: String,
+    /// `version` of the view.
+    pub version: String,
+    /// `token` of the view.
+    pub token: String,
+}
+
+/// What a save or delete did, already localised.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct MemoryWriteResult {
+    /// Whether the file on disk changed.
+    pub done: bool,
+    /// What to show; `null` shows nothing (a declined confirmation).
+    pub text: Option<String>,
+    /// How to show it.
+    pub level: Level,
+}
+
+/// `session/tree`: pi moved to another point of the session tree (`session_tree`); views
+/// opened before can no longer be saved or deleted from (PA-46).
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct SessionTreeParams {}
+
+/// The answer to `session/tree`.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(test, derive(TS))]
+pub struct SessionTreeResult {}
 
 /// `experience/panel`: the lines of one view of the `/experience` panel (PX-10).
 #[derive(Debug, Clone, Deserialize)]

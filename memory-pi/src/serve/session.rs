@@ -76,6 +76,11 @@ pub struct Live {
     /// Memory was off (or paused) at the last turn start: the section sent was `""`, and the
     /// index is read again when it is back on (PA-16, PA-17).
     pub suspended: bool,
+    /// `/memory reload` asked for the section to be read again at the next turn (PA-20).
+    pub refresh: bool,
+    /// This instance saved or deleted something that changed the index after the section was
+    /// frozen (PA-21): `/memory` says so until the section is read again.
+    pub index_changed: bool,
 }
 
 /// One pi session as the sidecar sees it.
@@ -99,6 +104,8 @@ pub struct Session {
     pub surfacer: Mutex<Surfacer>,
     /// Versions the main agent has seen (compare-and-swap for its replace/remove).
     pub versions: Mutex<VersionBook>,
+    /// This session's usage summary (PA-26..PA-29), shown by `/memory`.
+    pub(super) usage: Mutex<super::usage::Usage>,
     /// Set while the warm-up loads the index: the first surfacing waits for it.
     pub(super) warming: super::index::Warming,
 }
@@ -282,7 +289,10 @@ pub(super) fn start(peer: &Peer, p: SessionStartParams) -> Started {
                 extract_error_shown: false,
                 instructions: Vec::new(),
                 suspended,
+                refresh: false,
+                index_changed: false,
             }),
+            usage: Mutex::new(super::usage::Usage::default()),
             surfacer: Mutex::new(surfacer),
             versions: Mutex::new(VersionBook::default()),
             warming: super::index::Warming::default(),

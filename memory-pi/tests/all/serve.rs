@@ -1140,3 +1140,6 @@ mod experience;
 
 #[path = "serve_pa.rs"]
 mod pa;
+
+#[path = "serve_curate.rs"]
+mod curate;
