@@ -97,8 +97,8 @@ pub use store::types::{
     ReplaceRequest, StoredEntry, Version, WriteOutcome,
 };
 pub use store::{
-    CACHE_DIR, CacheStats, CachedFile, DREAM_META_FILE, FileStamp, INDEX_FILE, MAX_BODY_BYTES,
-    Round, Store, StoreOptions, Target, write_private_file,
+    CACHE_DIR, CacheStats, CachedFile, DREAM_META_FILE, DirHold, FileStamp, INDEX_FILE,
+    MAX_BODY_BYTES, Round, Store, StoreOptions, Target, write_private_file,
 };
 pub use switch::{SetOutcome, Switch, SwitchError, SwitchProblem, SwitchState};
 

@@ -10,6 +10,8 @@
 //! - file names ([`entry_file_name`], [`unique_file_name`], [`is_entry_candidate`]);
 //! - `MEMORY.md` ([`parse_index`] and the surgical edits [`upsert_index_line`],
 //!   [`replace_index_line`], [`remove_index_line`], plus [`rebuild_index`]) and its capacity;
+//! - the three-way merge of `MEMORY.md` keyed by entry file ([`merge_index`]), behind git's
+//!   merge driver `pimem merge-index`;
 //! - the injection side: [`injection_window`], [`sanitize_for_injection`], the auto-surfacing
 //!   manifest, prompt, reply parser and `<relevant_memories>` block;
 //! - tool result texts and the `/memory` `Index:`/`Inject:` lines.
@@ -84,6 +86,7 @@ mod capacity;
 mod entry;
 mod filename;
 mod index;
+mod merge;
 mod sanitize;
 mod status;
 mod surfacing;
@@ -106,6 +109,7 @@ pub use index::{
     compare_modified_then_file, format_index_line, parse_index, parse_index_line, rebuild_index,
     remove_index_line, replace_index_line, split_lines, upsert_index_line,
 };
+pub use merge::{IndexConflict, IndexMerge, merge_index};
 pub use sanitize::sanitize_for_injection;
 pub use status::{index_status_line, inject_status_line};
 pub use surfacing::{

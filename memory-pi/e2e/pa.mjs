@@ -123,7 +123,7 @@ export async function paScenarios(t) {
 	{
 		const r = pi("PA4", A, P, ["-p", "/memory doctor"]);
 		check("PA4: /memory doctor prints its summary", /^Memory doctor: \d+ ok, \d+ warning, 0 failure, \d+ unchecked$/m.test(r.stderr), r.stderr);
-		for (const id of ["config.agent", "switch", "root.reachable", "root.private", "project.identity", "index.parse", "index.agreement", "index.capacity", "index.window", "lock", "models", "protocol", "layout.legacy", "snapshots"]) {
+		for (const id of ["config.agent", "switch", "root.reachable", "root.private", "project.identity", "index.parse", "index.agreement", "index.capacity", "index.window", "lock", "models", "protocol", "layout.legacy", "snapshots", "git.merge"]) {
 			check(`PA4: doctor check ${id}`, new RegExp(`^(ok|warning|failure|unchecked) +${id.replace(".", "\\.")} `, "m").test(r.stderr), r.stderr);
 		}
 		check("PA4: the extension's protocol is compared", /^ok +protocol +extension and binary .* speak protocol 1$/m.test(r.stderr), r.stderr);

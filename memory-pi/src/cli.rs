@@ -146,6 +146,11 @@ impl Context {
         self.trusted
     }
 
+    /// The memory root (`memoryDir`, expanded): the directory `pimem sync` keeps in git.
+    pub(crate) fn memory_root(&self) -> &Path {
+        &self.project.memory_root
+    }
+
     /// Whether `--json` was given.
     pub(crate) fn json(&self) -> bool {
         self.json

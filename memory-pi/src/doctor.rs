@@ -24,6 +24,7 @@
 //! | `layout.legacy` | a pre-2.5 Windows nested layout, or orphaned directories (renamed remote, remote added later) |
 //! | `snapshots` | number and size of `.backups/` snapshots |
 //! | `scope.duplicates` | a memory name in more than one scope (project, team, user; issue 16) |
+//! | `git.merge` | conflict markers in memory files, a stopped `pimem sync`, index lines that disagree with their entry files after a merge (project, user and team directories; `memory_pi::gitmem`) |
 //!
 //! Decision: 90 % means "at or above 90 %" (VECTORS §Z 15 settles it the same way for
 //! pi-auto-memory's index warning); exactly at a limit is a warning, not "over".
@@ -246,6 +247,13 @@ pub fn run(input: &Input) -> Report {
     if let Some(project) = &project {
         checks.push(layout_check(input, project, l));
         checks.push(snapshot_check(project, &config, l));
+        let team = repo_root(&input.cwd).map(|r| r.join(".pi").join("memory"));
+        let mut dirs = vec![
+            ("project", project.dir.path.clone()),
+            ("user", project.memory_root.join("user")),
+        ];
+        dirs.extend(team.map(|t| ("team", t)));
+        checks.push(crate::gitmem::doctor_check(&dirs, &project.memory_root));
     }
     if let Some(project) = project {
         checks.push(scope_duplicates_check(project, &input.cwd, l));

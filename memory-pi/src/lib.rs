@@ -6,13 +6,15 @@
 //! newline-delimited JSON-RPC from any `BufRead` and answers on any `Write`. The protocol is
 //! documented in [`serve`]. [`mcp`] (cargo feature `mcp`, on by default) serves the same
 //! memory to any MCP client; [`import`] and [`export`] move memories in from other tools and
-//! out as one document. [`platform`] names this build for installers: its version text and
+//! out as one document; [`gitmem`] puts memory in git (the `MEMORY.md` merge driver,
+//! `pimem git setup`, `pimem sync`). [`platform`] names this build for installers: its version text and
 //! the npm package that ships it.
 #![forbid(unsafe_code)]
 
 pub mod doctor;
 pub mod experience;
 pub mod export;
+pub mod gitmem;
 pub mod import;
 #[cfg(feature = "mcp")]
 pub mod mcp;

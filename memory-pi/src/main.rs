@@ -13,6 +13,7 @@
 mod cli;
 mod cli_admin;
 mod cli_experience;
+mod cli_git;
 mod cli_io;
 mod cli_scope;
 mod cli_sessions;
@@ -124,6 +125,13 @@ enum Command {
     Import(cli_io::ImportArgs),
     /// Export the whole project memory as one JSON or Markdown document.
     Export(cli_io::ExportArgs),
+    /// Git's merge driver for MEMORY.md (`pimem merge-index %O %A %B`, see `pimem git setup`).
+    MergeIndex(cli_git::MergeIndexArgs),
+    /// Git integration: `setup` registers the MEMORY.md merge driver in this repository.
+    #[command(subcommand)]
+    Git(cli_git::GitCommand),
+    /// Keep the memory root in your private git repository: commit, pull --rebase, push.
+    Sync(cli_git::SyncArgs),
     /// Print a shell completion script: `pimem completions bash > /etc/bash_completion.d/pimem`.
     Completions {
         /// The shell.
@@ -178,6 +186,8 @@ fn run(cli: Cli) -> Result<()> {
             };
             return cli_sessions::cmd_sessions(&at, args);
         }
+        Command::MergeIndex(args) => return cli_git::cmd_merge_index(args),
+        Command::Git(cmd) => return cli_git::cmd_git(&cli::absolute_cwd(cli.cwd)?, cmd),
         // Rendered into memory first: clap_complete panics on a failed write (`| head`).
         Command::Completions { shell } => {
             let mut script = Vec::new();
@@ -227,6 +237,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Surface(args) => cli_tasks::cmd_surface(&ctx, args),
         Command::Import(args) => cli_io::cmd_import(&ctx, args),
         Command::Export(args) => cli_io::cmd_export(&ctx, args),
+        Command::Sync(args) => cli_git::cmd_sync(ctx.memory_root(), args),
         Command::Serve
         | Command::ToolSchema
         | Command::Mcp(_)
@@ -235,6 +246,8 @@ fn run(cli: Cli) -> Result<()> {
         | Command::Off
         | Command::Doctor
         | Command::Completions { .. }
+        | Command::MergeIndex(_)
+        | Command::Git(_)
         | Command::Man => {
             unreachable!("dispatched above")
         }

@@ -134,7 +134,9 @@ impl Sandbox {
 
 /// Every file under `root` (recursively) with its bytes, keyed by relative path;
 /// directories as `dir/` and anything else (symlinks, FIFOs) as `name@`, both with no
-/// bytes. Comparing two trees proves a call left the disk unchanged.
+/// bytes. Comparing two trees proves a call left the disk unchanged. A file that vanishes
+/// between the listing and the read (a `.lock` or temp file of a writer that is being
+/// refused at that moment) is left out, as if listed a moment later.
 pub fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
@@ -154,7 +156,13 @@ pub fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
                 out.insert(format!("{rel}/"), Vec::new());
                 walk(root, &path, out);
             } else if ft.is_file() {
-                out.insert(rel, std::fs::read(&path).unwrap());
+                match std::fs::read(&path) {
+                    Ok(bytes) => {
+                        out.insert(rel, bytes);
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => panic!("cannot read {}: {e}", path.display()),
+                }
             } else {
                 out.insert(format!("{rel}@"), Vec::new());
             }

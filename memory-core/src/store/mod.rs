@@ -6,6 +6,7 @@
 //! * `round`: [`Round`] (one logical-lock holder for many writes) and [`Target`].
 
 mod cache;
+mod hold;
 mod round;
 pub(crate) mod types;
 mod watch;
@@ -27,6 +28,7 @@ use crate::clock::Clock;
 use crate::config::Config;
 use crate::error::StoreError;
 use cache::{Cache, read_bounded};
+pub use hold::DirHold;
 pub use round::{Round, Target};
 use types::{
     AddRequest, DreamMeta, IndexSection, RebuildOutcome, RemoveOutcome, ReplaceRequest,

@@ -723,6 +723,35 @@ fn pm43_unchanged_files_are_not_read_again() {
     assert!(after.iter().any(|e| e.body == "edited"));
 }
 
+/// `Store::hold` (pimem sync): while held, a write waits and fails with the busy error after
+/// the lock timeout and `.lock` names the holder; after the hold is dropped, writes proceed.
+#[test]
+fn hold_keeps_writers_out_until_dropped() {
+    let sb = testkit::Sandbox::new();
+    let dir = sb.dir("mem");
+    let store = memory_core::Store::new(
+        dir.clone(),
+        memory_core::StoreOptions {
+            lock_timeout: std::time::Duration::from_millis(100),
+            ..memory_core::StoreOptions::default()
+        },
+    );
+    let hold = store.hold("sync").unwrap();
+    let state = store.lock_state().unwrap();
+    assert!(format!("{state:?}").contains("sync"), "{state:?}");
+    let req = || memory_core::AddRequest {
+        name: "held".into(),
+        body: "written after the hold".into(),
+        ..memory_core::AddRequest::default()
+    };
+    let err = store.add(req()).unwrap_err();
+    assert!(matches!(err, memory_core::StoreError::Busy(_)), "{err}");
+    assert!(!dir.join("held.md").exists());
+    drop(hold);
+    store.add(req()).unwrap();
+    assert!(dir.join("held.md").exists());
+}
+
 /// PA-19, PA-44, PA-48: a person's edit of `MEMORY.md` is written only at the version shown,
 /// never with a secret, and the old bytes are snapshotted first.
 #[test]

@@ -5,6 +5,7 @@
 #![allow(unreachable_pub)]
 
 mod fuzz_regressions;
+mod merge;
 mod properties;
 mod snapshots;
 mod vectors;

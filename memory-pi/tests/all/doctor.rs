@@ -101,6 +101,7 @@ fn a_fresh_setup_is_all_ok_or_unchecked_and_the_report_is_stable() {
             "protocol",
             "layout.legacy",
             "snapshots",
+            "git.merge",
             "scope.duplicates",
         ]
     );

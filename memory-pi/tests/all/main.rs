@@ -13,6 +13,7 @@ mod cli_zh;
 mod dir;
 mod doctor;
 mod fuzz_regressions;
+mod git;
 mod import;
 mod import_pa;
 mod mcp;
