@@ -148,7 +148,7 @@ impl Context {
 
     /// The memory root (`memoryDir`, expanded): the directory `pimem sync` keeps in git.
     pub(crate) fn memory_root(&self) -> &Path {
-        &self.project.memory_root
+        &self.scopes.project().memory_root
     }
 
     /// Whether `--json` was given.
