@@ -122,48 +122,10 @@ pub(crate) fn scan_markdown_dir(path: &Path) -> Result<Scan, ImportError> {
         }
     }
     for file in files.iter().filter(|f| *f != memory_core::INDEX_FILE) {
-        let text = match super::read_text(&path.join(file)) {
-            Ok(t) => t,
-            Err(reason) => {
-                problems.push(Problem {
-                    origin: file.clone(),
-                    reason,
-                });
-                continue;
-            }
-        };
-        let doc = match frontmatter::parse(&text) {
-            Ok(d) => d,
-            Err(reason) => {
-                problems.push(Problem {
-                    origin: file.clone(),
-                    reason,
-                });
-                continue;
-            }
-        };
-        let link = links.get(file);
-        let stem = file.strip_suffix(".md").unwrap_or(file);
-        let mut notes = Vec::new();
-        let f = doc.fields;
-        let name = f
-            .name
-            .filter(|n| !n.trim().is_empty())
-            .or_else(|| link.map(|l| l.title.clone()).filter(|t| !t.is_empty()))
-            .unwrap_or_else(|| stem.to_owned());
-        let description = f
-            .description
-            .filter(|d| !d.trim().is_empty())
-            .or_else(|| link.map(|l| l.hook.clone()).filter(|h| !h.is_empty()));
-        candidates.push(Candidate {
-            origin: file.clone(),
-            name,
-            description,
-            entry_type: map_type(f.entry_type.as_deref(), &mut notes),
-            created: map_created(f.created.as_deref(), &mut notes),
-            body: doc.body,
-            notes,
-        });
+        match topic_candidate(path, file, links.get(file)) {
+            Ok(c) => candidates.push(c),
+            Err(p) => problems.push(p),
+        }
     }
     candidates.sort_by(|a, b| a.origin.cmp(&b.origin));
     Ok(Scan {
@@ -174,7 +136,46 @@ pub(crate) fn scan_markdown_dir(path: &Path) -> Result<Scan, ImportError> {
 }
 
 /// Whether `text` has nothing but blank lines and Markdown headings (an index's title).
-fn is_only_headings(text: &str) -> bool {
+/// One Markdown file below `root` (`file`: its relative path) as a candidate: the
+/// frontmatter's name, else the title of its index line, else the path without `.md`; the
+/// frontmatter's description, else the index line's text (shared by `dir`, `claude-code` and
+/// `pi-auto-memory`).
+pub(crate) fn topic_candidate(
+    root: &Path,
+    file: &str,
+    link: Option<&IndexLink>,
+) -> Result<Candidate, Problem> {
+    let problem = |reason| Problem {
+        origin: file.to_owned(),
+        reason,
+    };
+    let text = super::read_text(&root.join(file)).map_err(problem)?;
+    let doc = frontmatter::parse(&text).map_err(problem)?;
+    let stem = file.strip_suffix(".md").unwrap_or(file);
+    let mut notes = Vec::new();
+    let f = doc.fields;
+    let name = f
+        .name
+        .filter(|n| !n.trim().is_empty())
+        .or_else(|| link.map(|l| l.title.clone()).filter(|t| !t.is_empty()))
+        .unwrap_or_else(|| stem.to_owned());
+    let description = f
+        .description
+        .filter(|d| !d.trim().is_empty())
+        .or_else(|| link.map(|l| l.hook.clone()).filter(|h| !h.is_empty()));
+    Ok(Candidate {
+        origin: file.to_owned(),
+        name,
+        description,
+        entry_type: map_type(f.entry_type.as_deref(), &mut notes),
+        created: map_created(f.created.as_deref(), &mut notes),
+        body: doc.body,
+        notes,
+    })
+}
+
+/// Whether the index's leftover text is only headings and blank lines (not worth a memory).
+pub(crate) fn is_only_headings(text: &str) -> bool {
     text.lines()
         .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
 }

@@ -31,8 +31,10 @@ use std::process::Command;
 
 use sha2::{Digest, Sha256};
 
-use super::dir::{INDEX_NOTES_DESCRIPTION, INDEX_NOTES_NAME, parse_index_link};
-use super::{Candidate, ImportError, Problem, Scan, Source, frontmatter, map_created, map_type};
+use super::dir::{
+    INDEX_NOTES_DESCRIPTION, INDEX_NOTES_NAME, is_only_headings, parse_index_link, topic_candidate,
+};
+use super::{Candidate, ImportError, Problem, Scan, Source};
 
 /// How deep nested topic directories are read.
 const MAX_DEPTH: usize = 8;
@@ -221,10 +223,7 @@ impl Source for PiAutoMemory {
                             None => notes.push_str(line),
                         }
                     }
-                    if !notes
-                        .lines()
-                        .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
-                    {
+                    if !is_only_headings(&notes) {
                         candidates.push(Candidate {
                             origin: memory_core::INDEX_FILE.to_owned(),
                             name: INDEX_NOTES_NAME.to_owned(),
@@ -243,48 +242,10 @@ impl Source for PiAutoMemory {
             }
         }
         for file in &files {
-            let text = match super::read_text(&path.join(file)) {
-                Ok(t) => t,
-                Err(reason) => {
-                    problems.push(Problem {
-                        origin: file.clone(),
-                        reason,
-                    });
-                    continue;
-                }
-            };
-            let doc = match frontmatter::parse(&text) {
-                Ok(d) => d,
-                Err(reason) => {
-                    problems.push(Problem {
-                        origin: file.clone(),
-                        reason,
-                    });
-                    continue;
-                }
-            };
-            let link = links.get(file);
-            let stem = file.strip_suffix(".md").unwrap_or(file);
-            let mut notes = Vec::new();
-            let f = doc.fields;
-            let name = f
-                .name
-                .filter(|n| !n.trim().is_empty())
-                .or_else(|| link.map(|l| l.title.clone()).filter(|t| !t.is_empty()))
-                .unwrap_or_else(|| stem.to_owned());
-            let description = f
-                .description
-                .filter(|d| !d.trim().is_empty())
-                .or_else(|| link.map(|l| l.hook.clone()).filter(|h| !h.is_empty()));
-            candidates.push(Candidate {
-                origin: file.clone(),
-                name,
-                description,
-                entry_type: map_type(f.entry_type.as_deref(), &mut notes),
-                created: map_created(f.created.as_deref(), &mut notes),
-                body: doc.body,
-                notes,
-            });
+            match topic_candidate(path, file, links.get(file)) {
+                Ok(c) => candidates.push(c),
+                Err(p) => problems.push(p),
+            }
         }
         candidates.sort_by(|a, b| a.origin.cmp(&b.origin));
         Ok(Scan {
