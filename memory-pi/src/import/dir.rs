@@ -103,17 +103,7 @@ pub(crate) fn scan_markdown_dir(path: &Path) -> Result<Scan, ImportError> {
                         _ => notes.push_str(line),
                     }
                 }
-                if !is_only_headings(&notes) {
-                    candidates.push(Candidate {
-                        origin: memory_core::INDEX_FILE.to_owned(),
-                        name: INDEX_NOTES_NAME.to_owned(),
-                        description: Some(INDEX_NOTES_DESCRIPTION.to_owned()),
-                        entry_type: Some(memory_core::EntryType::Project),
-                        created: None,
-                        body: notes,
-                        notes: Vec::new(),
-                    });
-                }
+                candidates.extend(index_notes_candidate(notes));
             }
             Err(reason) => problems.push(Problem {
                 origin: memory_core::INDEX_FILE.to_owned(),
@@ -174,8 +164,22 @@ pub(crate) fn topic_candidate(
     })
 }
 
+/// The text of `MEMORY.md` that is not a link to a topic file, as one memory, unless it is
+/// only headings and blank lines (shared by `dir`, `claude-code` and `pi-auto-memory`).
+pub(crate) fn index_notes_candidate(notes: String) -> Option<Candidate> {
+    (!is_only_headings(&notes)).then(|| Candidate {
+        origin: memory_core::INDEX_FILE.to_owned(),
+        name: INDEX_NOTES_NAME.to_owned(),
+        description: Some(INDEX_NOTES_DESCRIPTION.to_owned()),
+        entry_type: Some(memory_core::EntryType::Project),
+        created: None,
+        body: notes,
+        notes: Vec::new(),
+    })
+}
+
 /// Whether the index's leftover text is only headings and blank lines (not worth a memory).
-pub(crate) fn is_only_headings(text: &str) -> bool {
+fn is_only_headings(text: &str) -> bool {
     text.lines()
         .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
 }

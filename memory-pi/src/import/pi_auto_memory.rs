@@ -31,10 +31,8 @@ use std::process::Command;
 
 use sha2::{Digest, Sha256};
 
-use super::dir::{
-    INDEX_NOTES_DESCRIPTION, INDEX_NOTES_NAME, is_only_headings, parse_index_link, topic_candidate,
-};
-use super::{Candidate, ImportError, Problem, Scan, Source};
+use super::dir::{index_notes_candidate, parse_index_link, topic_candidate};
+use super::{ImportError, Problem, Scan, Source};
 
 /// How deep nested topic directories are read.
 const MAX_DEPTH: usize = 8;
@@ -223,17 +221,7 @@ impl Source for PiAutoMemory {
                             None => notes.push_str(line),
                         }
                     }
-                    if !is_only_headings(&notes) {
-                        candidates.push(Candidate {
-                            origin: memory_core::INDEX_FILE.to_owned(),
-                            name: INDEX_NOTES_NAME.to_owned(),
-                            description: Some(INDEX_NOTES_DESCRIPTION.to_owned()),
-                            entry_type: Some(memory_core::EntryType::Project),
-                            created: None,
-                            body: notes,
-                            notes: Vec::new(),
-                        });
-                    }
+                    candidates.extend(index_notes_candidate(notes));
                 }
                 Err(reason) => problems.push(Problem {
                     origin: memory_core::INDEX_FILE.to_owned(),
